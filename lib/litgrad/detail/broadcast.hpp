@@ -1,0 +1,61 @@
+#pragma once
+// Walking an output shape while tracking where each broadcast operand's element lives.
+// Only the library's own .cpp files include this.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "litgrad/shape.hpp"
+
+namespace litgrad::detail {
+
+/// Row-major strides of `shape` read as broadcast to `out`: 0 along every dimension that
+/// `shape` lacks or has size 1 in, so the same element is reused across it.
+inline std::vector<std::int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
+  std::vector<std::int64_t> strides(out.size(), 0);
+  std::int64_t stride = 1;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    const std::size_t i = shape.size() - 1 - k;  // dimension of `shape`, from the right
+    const std::size_t j = out.size() - 1 - k;    // the matching dimension of `out`
+    strides[j] = shape[i] == 1 ? 0 : stride;
+    stride *= shape[i];
+  }
+  return strides;
+}
+
+/// Calls f(i, offsets) for every element i (row-major) of `out`, where offsets[k] is the
+/// position of the matching element of operand k, whose shape broadcasts to `out`.
+template <std::size_t K, class F>
+void for_each_broadcast(const Shape& out, const std::array<const Shape*, K>& operands, F&& f) {
+  const std::size_t nd = out.size();
+  const std::int64_t total = numel(out);
+  if (total == 0) return;
+  std::array<std::vector<std::int64_t>, K> strides;
+  for (std::size_t k = 0; k < K; ++k) strides[k] = broadcast_strides(*operands[k], out);
+  std::vector<std::int64_t> index(nd, 0);
+  std::array<std::int64_t, K> offsets{};
+  if (nd == 0) {  // a scalar: one element, at offset 0 in every operand
+    f(std::int64_t{0}, offsets);
+    return;
+  }
+  const std::int64_t inner = out[nd - 1];
+  std::array<std::int64_t, K> inner_stride{};
+  for (std::size_t k = 0; k < K; ++k) inner_stride[k] = strides[k][nd - 1];
+  for (std::int64_t i = 0; i < total; i += inner) {
+    // The innermost dimension is a plain loop; the outer ones advance like an odometer.
+    std::array<std::int64_t, K> o = offsets;
+    for (std::int64_t j = 0; j < inner; ++j) {
+      f(i + j, o);
+      for (std::size_t k = 0; k < K; ++k) o[k] += inner_stride[k];
+    }
+    for (std::size_t d = nd - 1; d-- > 0;) {
+      for (std::size_t k = 0; k < K; ++k) offsets[k] += strides[k][d];
+      if (++index[d] < out[d]) break;
+      for (std::size_t k = 0; k < K; ++k) offsets[k] -= strides[k][d] * out[d];
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace litgrad::detail

@@ -1,0 +1,34 @@
+#pragma once
+// What a Tensor handle points to. Only the library's own .cpp files include this.
+
+#include <memory>
+#include <vector>
+
+#include "litgrad/tensor.hpp"
+
+namespace litgrad::detail {
+
+struct Node;
+
+/// The elements, shared between a tensor and its detached or reshaped copies.
+using Storage = std::vector<double>;
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  Shape shape;
+  DType dtype = DType::Float64;
+  bool requires_grad = false;
+  Tensor grad;                      // accumulated by backward(); leaves only
+  std::shared_ptr<Node> grad_fn;    // the operation that made this tensor; null for a leaf
+};
+
+/// A fresh zero-filled tensor with no history.
+Tensor empty_tensor(const Shape& shape, DType dtype = DType::Float64);
+
+/// A tensor with no history sharing x's storage under another shape (same element count).
+Tensor share_storage(const Tensor& x, const Shape& shape);
+
+/// Throws ValueError naming op when x has no elements.
+void require_nonempty(const char* op, const Tensor& x);
+
+}  // namespace litgrad::detail

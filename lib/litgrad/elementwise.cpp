@@ -1,0 +1,220 @@
+// Elementwise operations. Each one is its forward formula next to its derivative: the
+// helpers `unary` and `binary` do the looping, the broadcasting and the recording.
+
+#include "litgrad/elementwise.hpp"
+
+#include <cmath>
+
+#include "litgrad/detail/broadcast.hpp"
+#include "litgrad/detail/node.hpp"
+#include "litgrad/detail/tensor_impl.hpp"
+#include "litgrad/error.hpp"
+
+namespace litgrad {
+
+namespace {
+
+using detail::empty_tensor;
+using detail::for_each_broadcast;
+
+// y = f(x) elementwise; dx = df(x, y, dy) elementwise.  x: any shape; y, dy: x's shape.
+template <class F, class DF>
+Tensor unary(const char* op, const Tensor& x, F f, DF df) {
+  Tensor y = empty_tensor(x.shape());
+  const double* xv = x.data();
+  double* yv = y.data();
+  for (std::int64_t i = 0; i < x.numel(); ++i) yv[i] = f(xv[i]);
+  return detail::record(op, y, {x}, [x, y, df](const Tensor& g) -> std::vector<Tensor> {
+    Tensor gx = empty_tensor(x.shape());
+    for (std::int64_t i = 0; i < x.numel(); ++i) gx.data()[i] = df(x.data()[i], y.data()[i], g.data()[i]);
+    return {gx};
+  });
+}
+
+// y = f(a, b) elementwise over broadcast(a, b), with no history.
+template <class F>
+Tensor broadcast_apply(const char* op, const Tensor& a, const Tensor& b, F f, DType dtype = DType::Float64) {
+  const Shape out = broadcast_shapes(op, a.shape(), b.shape());
+  Tensor y = empty_tensor(out, dtype);
+  const double *av = a.data(), *bv = b.data();
+  double* yv = y.data();
+  for_each_broadcast<2>(out, {&a.shape(), &b.shape()},
+                        [&](std::int64_t i, const auto& o) { yv[i] = f(av[o[0]], bv[o[1]]); });
+  return y;
+}
+
+// y = f(a, b) over broadcast(a, b); da = dfa(a, b, dy), db = dfb(a, b, dy) per element of y,
+// added into the element of a (of b) that produced it: that sum is the un-broadcasting.
+template <class F, class DFA, class DFB>
+Tensor binary(const char* op, const Tensor& a, const Tensor& b, F f, DFA dfa, DFB dfb) {
+  Tensor y = broadcast_apply(op, a, b, f);
+  return detail::record(op, y, {a, b}, [a, b, dfa, dfb](const Tensor& g) -> std::vector<Tensor> {
+    Tensor ga = empty_tensor(a.shape()), gb = empty_tensor(b.shape());
+    const double *av = a.data(), *bv = b.data(), *gv = g.data();
+    double *gav = ga.data(), *gbv = gb.data();
+    for_each_broadcast<2>(g.shape(), {&a.shape(), &b.shape()}, [&](std::int64_t i, const auto& o) {
+      gav[o[0]] += dfa(av[o[0]], bv[o[1]], gv[i]);
+      gbv[o[1]] += dfb(av[o[0]], bv[o[1]], gv[i]);
+    });
+    return {ga, gb};
+  });
+}
+
+void require_bool(const char* op, const char* what, const Tensor& t) {
+  if (t.dtype() != DType::Bool)
+    throw ValueError(std::string(op) + ": " + what + " must be a Bool tensor, got " + to_string(t.dtype()) +
+                     " of shape " + to_string(t.shape()) + " (compare with eq/lt/gt, or use to(x, DType::Bool))");
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Arithmetic. a, b: shapes that broadcast; result: broadcast(a, b).
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  return binary("add", a, b, [](double x, double y) { return x + y; },
+                [](double, double, double g) { return g; },    // d(a+b)/da = 1
+                [](double, double, double g) { return g; });   // d(a+b)/db = 1
+}
+
+Tensor sub(const Tensor& a, const Tensor& b) {
+  return binary("sub", a, b, [](double x, double y) { return x - y; },
+                [](double, double, double g) { return g; },    // d(a-b)/da = 1
+                [](double, double, double g) { return -g; });  // d(a-b)/db = -1
+}
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  return binary("mul", a, b, [](double x, double y) { return x * y; },
+                [](double, double y, double g) { return g * y; },   // d(ab)/da = b
+                [](double x, double, double g) { return g * x; });  // d(ab)/db = a
+}
+
+Tensor div(const Tensor& a, const Tensor& b) {
+  return binary("div", a, b, [](double x, double y) { return x / y; },
+                [](double, double y, double g) { return g / y; },              // d(a/b)/da = 1/b
+                [](double x, double y, double g) { return -g * x / (y * y); });  // d(a/b)/db = -a/b²
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functions. x: any shape; result: x's shape.
+
+Tensor neg(const Tensor& x) {
+  return unary("neg", x, [](double v) { return -v; },
+               [](double, double, double g) { return -g; });  // d(-x)/dx = -1
+}
+
+Tensor pow(const Tensor& x, double p) {
+  return unary("pow", x, [p](double v) { return std::pow(v, p); },
+               [p](double v, double, double g) { return p == 0.0 ? 0.0 : g * p * std::pow(v, p - 1); });
+}
+
+Tensor exp(const Tensor& x) {
+  return unary("exp", x, [](double v) { return std::exp(v); },
+               [](double, double y, double g) { return g * y; });  // d e^x/dx = e^x = y
+}
+
+Tensor log(const Tensor& x) {
+  return unary("log", x, [](double v) { return std::log(v); },
+               [](double v, double, double g) { return g / v; });  // d ln x/dx = 1/x
+}
+
+Tensor tanh(const Tensor& x) {
+  return unary("tanh", x, [](double v) { return std::tanh(v); },
+               [](double, double y, double g) { return g * (1 - y * y); });  // 1 - tanh²
+}
+
+Tensor sigmoid(const Tensor& x) {
+  return unary("sigmoid", x, [](double v) { return 1 / (1 + std::exp(-v)); },
+               [](double, double y, double g) { return g * y * (1 - y); });  // σ(1-σ)
+}
+
+Tensor relu(const Tensor& x) {
+  return unary("relu", x, [](double v) { return v > 0 ? v : 0.0; },
+               [](double v, double, double g) { return v > 0 ? g : 0.0; });
+}
+
+Tensor sin(const Tensor& x) {
+  return unary("sin", x, [](double v) { return std::sin(v); },
+               [](double v, double, double g) { return g * std::cos(v); });
+}
+
+Tensor cos(const Tensor& x) {
+  return unary("cos", x, [](double v) { return std::cos(v); },
+               [](double v, double, double g) { return -g * std::sin(v); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparisons and logic. Results are Bool and carry no gradient.
+
+Tensor eq(const Tensor& a, const Tensor& b) { return broadcast_apply("eq", a, b, [](double x, double y) { return double(x == y); }, DType::Bool); }
+Tensor ne(const Tensor& a, const Tensor& b) { return broadcast_apply("ne", a, b, [](double x, double y) { return double(x != y); }, DType::Bool); }
+Tensor lt(const Tensor& a, const Tensor& b) { return broadcast_apply("lt", a, b, [](double x, double y) { return double(x < y); }, DType::Bool); }
+Tensor le(const Tensor& a, const Tensor& b) { return broadcast_apply("le", a, b, [](double x, double y) { return double(x <= y); }, DType::Bool); }
+Tensor gt(const Tensor& a, const Tensor& b) { return broadcast_apply("gt", a, b, [](double x, double y) { return double(x > y); }, DType::Bool); }
+Tensor ge(const Tensor& a, const Tensor& b) { return broadcast_apply("ge", a, b, [](double x, double y) { return double(x >= y); }, DType::Bool); }
+
+Tensor logical_not(const Tensor& mask) {
+  require_bool("logical_not", "the input", mask);
+  Tensor y = to(mask, DType::Bool);
+  for (std::int64_t i = 0; i < y.numel(); ++i) y.data()[i] = 1.0 - y.data()[i];
+  return y;
+}
+
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  require_bool("logical_and", "a", a);
+  require_bool("logical_and", "b", b);
+  return broadcast_apply("logical_and", a, b, [](double x, double y) { return x * y; }, DType::Bool);
+}
+
+Tensor logical_or(const Tensor& a, const Tensor& b) {
+  require_bool("logical_or", "a", a);
+  require_bool("logical_or", "b", b);
+  return broadcast_apply("logical_or", a, b, [](double x, double y) { return double(x + y > 0); }, DType::Bool);
+}
+
+// ---------------------------------------------------------------------------------------------
+// where(condition, a, b): all three broadcast together.
+
+Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {
+  require_bool("where", "the condition", c);
+  const Shape out = broadcast_shapes("where", c.shape(), broadcast_shapes("where", a.shape(), b.shape()));
+  Tensor y = empty_tensor(out);
+  for_each_broadcast<3>(out, {&c.shape(), &a.shape(), &b.shape()}, [&](std::int64_t i, const auto& o) {
+    y.data()[i] = c.data()[o[0]] != 0.0 ? a.data()[o[1]] : b.data()[o[2]];
+  });
+  return detail::record("where", y, {a, b}, [c, a, b](const Tensor& g) -> std::vector<Tensor> {
+    Tensor ga = empty_tensor(a.shape()), gb = empty_tensor(b.shape());
+    for_each_broadcast<3>(g.shape(), {&c.shape(), &a.shape(), &b.shape()}, [&](std::int64_t i, const auto& o) {
+      (c.data()[o[0]] != 0.0 ? ga.data()[o[1]] : gb.data()[o[2]]) += g.data()[i];
+    });
+    return {ga, gb};
+  });
+}
+
+// masked_fill is where() with the fill value as a 0-dimensional tensor, once the mask is known
+// to broadcast to x without growing it.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
+  require_bool("masked_fill", "the mask", mask);
+  if (broadcast_shapes("masked_fill", x.shape(), mask.shape()) != x.shape())
+    throw ShapeError("masked_fill: mask of shape " + to_string(mask.shape()) +
+                     " does not broadcast to the input's shape " + to_string(x.shape()));
+  return where(mask, scalar_tensor(value), x);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator-(const Tensor& x) { return neg(x); }
+Tensor operator+(const Tensor& a, double b) { return add(a, scalar_tensor(b)); }
+Tensor operator-(const Tensor& a, double b) { return sub(a, scalar_tensor(b)); }
+Tensor operator*(const Tensor& a, double b) { return mul(a, scalar_tensor(b)); }
+Tensor operator/(const Tensor& a, double b) { return div(a, scalar_tensor(b)); }
+Tensor operator+(double a, const Tensor& b) { return add(scalar_tensor(a), b); }
+Tensor operator-(double a, const Tensor& b) { return sub(scalar_tensor(a), b); }
+Tensor operator*(double a, const Tensor& b) { return mul(scalar_tensor(a), b); }
+Tensor operator/(double a, const Tensor& b) { return div(scalar_tensor(a), b); }
+
+}  // namespace litgrad

@@ -1,0 +1,154 @@
+#include "litgrad/indexing.hpp"
+
+#include <algorithm>
+
+#include "litgrad/detail/node.hpp"
+#include "litgrad/detail/tensor_impl.hpp"
+#include "litgrad/error.hpp"
+#include "litgrad/reshaping.hpp"
+
+namespace litgrad {
+
+namespace {
+
+// A tensor of shape [..., n, ...] seen as [outer, n, inner] around dimension d.
+struct Split {
+  std::int64_t outer = 1, n = 1, inner = 1;
+};
+Split split_at(const Shape& s, std::int64_t d) {
+  Split r;
+  for (std::int64_t i = 0; i < d; ++i) r.outer *= s[i];
+  r.n = s[d];
+  for (std::size_t i = d + 1; i < s.size(); ++i) r.inner *= s[i];
+  return r;
+}
+
+}  // namespace
+
+// x: [..., n, ...] around dim; result: [..., m, ...] with m = the number of picked positions.
+Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step) {
+  if (x.dim() == 0) throw IndexError("slice: cannot slice a 0-dimensional tensor");
+  const std::int64_t d = wrap_dim("slice", dim, x.dim());
+  if (step <= 0) throw ValueError("slice: step must be positive, got " + std::to_string(step));
+  const Split s = split_at(x.shape(), d);
+  auto clip = [&](std::int64_t i) { return std::clamp(i < 0 ? i + s.n : i, std::int64_t{0}, s.n); };
+  const std::int64_t b = clip(start), e = std::max(clip(end), b);
+  const std::int64_t m = (e - b + step - 1) / step;
+  Shape out = x.shape();
+  out[d] = m;
+  Tensor y = detail::empty_tensor(out, x.dtype());
+  for (std::int64_t o = 0; o < s.outer; ++o)
+    for (std::int64_t j = 0; j < m; ++j)
+      std::copy_n(x.data() + (o * s.n + b + j * step) * s.inner, s.inner, y.data() + (o * m + j) * s.inner);
+  const Shape in = x.shape();
+  return detail::record("slice", y, {x}, [in, s, b, m, step](const Tensor& g) -> std::vector<Tensor> {
+    Tensor gx = detail::empty_tensor(in);  // zeros where nothing was picked
+    for (std::int64_t o = 0; o < s.outer; ++o)
+      for (std::int64_t j = 0; j < m; ++j)
+        std::copy_n(g.data() + (o * m + j) * s.inner, s.inner, gx.data() + (o * s.n + b + j * step) * s.inner);
+    return {gx};
+  });
+}
+
+Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index) {
+  if (x.dim() == 0) throw IndexError("select: cannot index a 0-dimensional tensor");
+  const std::int64_t d = wrap_dim("select", dim, x.dim());
+  const std::int64_t n = x.shape()[d];
+  if (index < -n || index >= n)
+    throw IndexError("select: index " + std::to_string(index) + " is out of range for dimension " +
+                     std::to_string(d) + " of size " + std::to_string(n) + " (shape " + to_string(x.shape()) + ")");
+  const std::int64_t i = index < 0 ? index + n : index;
+  Shape out = x.shape();
+  out.erase(out.begin() + d);
+  return reshape(slice(x, d, i, i + 1), out);
+}
+
+// x: [..., n, ...]; index: [..., k, ...] (same rank, no larger elsewhere); result: index's shape.
+Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
+  if (index.dtype() != DType::Int64)
+    throw ValueError("gather: index must be an Int64 tensor, got " + std::string(to_string(index.dtype())));
+  const std::int64_t d = wrap_dim("gather", dim, x.dim());
+  if (index.dim() != x.dim())
+    throw ShapeError("gather: index of shape " + to_string(index.shape()) + " must have as many dimensions as the input " +
+                     to_string(x.shape()));
+  for (std::int64_t i = 0; i < x.dim(); ++i)
+    if (i != d && index.shape()[i] > x.shape()[i])
+      throw ShapeError("gather: index of shape " + to_string(index.shape()) + " is larger than the input " +
+                       to_string(x.shape()) + " in dimension " + std::to_string(i));
+  const Split xs = split_at(x.shape(), d);
+  // Offsets into x for every element of index: the same position, but along d the index's value.
+  std::vector<std::int64_t> source(index.numel());
+  const std::int64_t nd = index.dim();
+  std::vector<std::int64_t> pos(nd, 0);
+  for (std::int64_t k = 0; k < index.numel(); ++k) {
+    const double v = index.data()[k];
+    if (v < 0 || v >= static_cast<double>(xs.n))
+      throw IndexError("gather: index " + std::to_string(static_cast<std::int64_t>(v)) + " is out of range for dimension " +
+                       std::to_string(d) + " of size " + std::to_string(xs.n));
+    std::int64_t off = 0;
+    for (std::int64_t i = 0; i < nd; ++i) off = off * x.shape()[i] + (i == d ? static_cast<std::int64_t>(v) : pos[i]);
+    source[k] = off;
+    for (std::int64_t i = nd - 1; i >= 0; --i) {
+      if (++pos[i] < index.shape()[i]) break;
+      pos[i] = 0;
+    }
+  }
+  Tensor y = detail::empty_tensor(index.shape());
+  for (std::int64_t k = 0; k < index.numel(); ++k) y.data()[k] = x.data()[source[k]];
+  const Shape in = x.shape();
+  return detail::record("gather", y, {x}, [in, source](const Tensor& g) -> std::vector<Tensor> {
+    Tensor gx = detail::empty_tensor(in);
+    for (std::size_t k = 0; k < source.size(); ++k) gx.data()[source[k]] += g.data()[k];  // scatter-add
+    return {gx};
+  });
+}
+
+// tensors: [..., n_t, ...] equal elsewhere; result: [..., sum n_t, ...].
+Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
+  if (tensors.empty()) throw ShapeError("cat: expected at least one tensor");
+  const Tensor& first = tensors.front();
+  if (first.dim() == 0) throw ShapeError("cat: cannot concatenate 0-dimensional tensors (use stack)");
+  const std::int64_t d = wrap_dim("cat", dim, first.dim());
+  Shape out = first.shape();
+  out[d] = 0;
+  for (const Tensor& t : tensors) {
+    Shape a = t.shape(), b = first.shape();
+    if (a.size() == b.size()) a[d] = b[d] = 0;
+    if (a != b)
+      throw ShapeError("cat: shapes " + to_string(first.shape()) + " and " + to_string(t.shape()) +
+                       " differ outside dimension " + std::to_string(d));
+    out[d] += t.shape()[d];
+  }
+  const Split so = split_at(out, d);
+  Tensor y = detail::empty_tensor(out, first.dtype());
+  std::vector<std::int64_t> begin;  // where each input starts along d
+  std::int64_t at = 0;
+  for (const Tensor& t : tensors) {
+    const std::int64_t n = t.shape()[d];
+    for (std::int64_t o = 0; o < so.outer; ++o)
+      std::copy_n(t.data() + o * n * so.inner, n * so.inner, y.data() + (o * so.n + at) * so.inner);
+    begin.push_back(at);
+    at += n;
+  }
+  begin.push_back(at);
+  return detail::record("cat", y, tensors, [d, begin](const Tensor& g) -> std::vector<Tensor> {
+    std::vector<Tensor> grads;  // each input's gradient is its own stretch of g along d
+    for (std::size_t i = 0; i + 1 < begin.size(); ++i) grads.push_back(slice(g, d, begin[i], begin[i + 1]));
+    return grads;
+  });
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
+  if (tensors.empty()) throw ShapeError("stack: expected at least one tensor");
+  const std::int64_t d = wrap_dim("stack", dim, tensors.front().dim() + 1);
+  std::vector<Tensor> parts;
+  for (const Tensor& t : tensors) {
+    if (t.shape() != tensors.front().shape())
+      throw ShapeError("stack: all tensors must have one shape, got " + to_string(tensors.front().shape()) +
+                       " and " + to_string(t.shape()));
+    parts.push_back(unsqueeze(t, d));
+  }
+  return cat(parts, d);
+}
+
+}  // namespace litgrad

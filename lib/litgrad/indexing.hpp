@@ -1,0 +1,39 @@
+#pragma once
+/// \file indexing.hpp
+/// \brief Picking parts of tensors and joining tensors: select, slice, gather, cat, stack.
+/// All differentiable; the gradient of a part is put back where the part came from.
+
+#include <vector>
+
+#include "litgrad/tensor.hpp"
+
+namespace litgrad {
+
+/// \brief The sub-tensor at position \p index along \p dim, with that dimension removed:
+/// `select(x, 0, 2)` of a `[5,3]` tensor is its row 2, shape `[3]` (Python's `x[2]`).
+/// Negative \p index counts from the end. \throws IndexError when out of range.
+Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index);
+
+/// \brief Positions `start, start+step, ...` below \p end along \p dim (Python's
+/// `x[start:end:step]`): negative bounds count from the end and bounds are clipped to the
+/// size, as in Python. \throws ValueError when step is not positive.
+Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step = 1);
+
+/// \brief Picks along \p dim by an Int64 index tensor, as `torch.gather`:
+/// for dim 1 of a 3-D input, `out[i][j][k] = x[i][index[i][j][k]][k]`.
+///
+/// Shapes: index has x's number of dimensions and no larger size than x in any dimension
+/// but \p dim; the result has index's shape. Used by cross_entropy() to pick each row's
+/// target class. \throws ValueError when index is not Int64; IndexError for an index out of
+/// range; ShapeError for mismatched shapes.
+Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index);
+
+/// \brief Joins tensors along an existing dimension: `[2,3]` and `[4,3]` along 0 give `[6,3]`.
+/// \throws ShapeError when the list is empty or the other dimensions differ.
+Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
+
+/// \brief Joins equally shaped tensors along a new dimension: three `[2]` give `[3,2]` (dim 0).
+/// \throws ShapeError when the list is empty or the shapes differ.
+Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
+
+}  // namespace litgrad

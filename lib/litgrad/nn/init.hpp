@@ -1,0 +1,22 @@
+#pragma once
+/// \file nn/init.hpp
+/// \brief Filling parameters with random starting values, as `torch.nn.init`.
+///
+/// These write into the tensor's data in place and record nothing (they are not part of any
+/// graph). Each draws from a Generator, so a seeded model starts identically on every machine;
+/// torch uses its own generator, so the numbers differ from torch's while the distributions
+/// are the same.
+
+#include "litgrad/random.hpp"
+#include "litgrad/tensor.hpp"
+
+namespace litgrad::nn::init {
+
+/// \brief Fills \p t with numbers uniform in `[low, high)`. \throws ValueError unless low < high.
+void uniform_(Tensor& t, double low, double high, Generator& gen = default_generator());
+
+/// \brief Glorot and Bengio's uniform: bound `gain * sqrt(6 / (fan_in + fan_out))` for a 2-D
+/// weight `[fan_out, fan_in]`. \throws ShapeError for fewer than 2 dimensions.
+void xavier_uniform_(Tensor& t, double gain = 1.0, Generator& gen = default_generator());
+
+}  // namespace litgrad::nn::init

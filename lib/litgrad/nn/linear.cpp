@@ -1,0 +1,43 @@
+#include "litgrad/nn/linear.hpp"
+
+#include <cmath>
+
+#include "litgrad/elementwise.hpp"
+#include "litgrad/error.hpp"
+#include "litgrad/matmul.hpp"
+#include "litgrad/nn/init.hpp"
+#include "litgrad/reshaping.hpp"
+
+namespace litgrad::nn {
+
+Linear::Linear(std::int64_t in, std::int64_t out, bool with_bias, Generator& gen)
+    : Module("Linear"), in_features(in), out_features(out) {
+  if (in < 1 || out < 1)
+    throw ValueError("Linear: in_features and out_features must be at least 1, got " + std::to_string(in) +
+                     " and " + std::to_string(out));
+  const double bound = 1.0 / std::sqrt(static_cast<double>(in));
+  weight = zeros({out, in});
+  init::uniform_(weight, -bound, bound, gen);
+  register_parameter("weight", weight);
+  if (with_bias) {
+    bias = zeros({out});
+    init::uniform_(bias, -bound, bound, gen);
+    register_parameter("bias", bias);
+  }
+}
+
+// x: [..., in]; result: [..., out].
+Tensor Linear::forward(const Tensor& x) const {
+  if (x.dim() == 0 || x.size(-1) != in_features)
+    throw ShapeError("Linear: input of shape " + to_string(x.shape()) + " does not end in in_features=" +
+                     std::to_string(in_features));
+  const Tensor y = matmul(x, transpose(weight, 0, 1));
+  return bias.defined() ? y + bias : y;
+}
+
+std::string Linear::extra_repr() const {
+  return "in_features=" + std::to_string(in_features) + ", out_features=" + std::to_string(out_features) +
+         ", bias=" + (bias.defined() ? "True" : "False");
+}
+
+}  // namespace litgrad::nn

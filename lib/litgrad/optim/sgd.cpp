@@ -1,0 +1,36 @@
+#include "litgrad/optim/sgd.hpp"
+
+#include "litgrad/error.hpp"
+
+namespace litgrad::optim {
+
+SGD::SGD(std::vector<Tensor> params, SGDOptions options)
+    : Optimizer(std::move(params)), options_(options), momentum_buffer_(params_.size()) {
+  if (!(options.lr >= 0) || !(options.momentum >= 0) || !(options.weight_decay >= 0))
+    throw ValueError("SGD: lr, momentum and weight_decay must be non-negative, got " + std::to_string(options.lr) +
+                     ", " + std::to_string(options.momentum) + ", " + std::to_string(options.weight_decay));
+  if (options.nesterov && (options.momentum <= 0 || options.dampening != 0))
+    throw ValueError("SGD: Nesterov momentum requires a momentum and zero dampening");
+}
+
+void SGD::step() {
+  const auto& o = options_;
+  for (std::size_t k = 0; k < params_.size(); ++k) {
+    Tensor& p = params_[k];
+    const Tensor grad = p.grad();
+    if (!grad.defined()) continue;
+    auto& buf = momentum_buffer_[k];
+    const bool first = buf.empty();
+    if (o.momentum != 0 && first) buf.resize(p.numel());
+    for (std::int64_t i = 0; i < p.numel(); ++i) {
+      double g = grad.data()[i] + o.weight_decay * p.data()[i];
+      if (o.momentum != 0) {
+        buf[i] = first ? g : o.momentum * buf[i] + (1 - o.dampening) * g;
+        g = o.nesterov ? g + o.momentum * buf[i] : buf[i];
+      }
+      p.data()[i] -= o.lr * g;
+    }
+  }
+}
+
+}  // namespace litgrad::optim

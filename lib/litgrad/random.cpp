@@ -1,0 +1,140 @@
+// Compiled with -ffp-contract=off (see CMakeLists.txt): a fused multiply-add would round
+// differently from a multiply and an add, and the numbers here must not depend on the CPU.
+
+#include "litgrad/random.hpp"
+
+#include <cmath>
+
+#include "litgrad/detail/tensor_impl.hpp"
+#include "litgrad/error.hpp"
+
+namespace litgrad {
+
+namespace {
+std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+}  // namespace
+
+void Generator::manual_seed(std::uint64_t seed) {
+  // SplitMix64 spreads one seed over the four words of state (never all zero).
+  for (auto& word : state_) {
+    std::uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    word = z ^ (z >> 31);
+  }
+  spare_normal_.reset();
+}
+
+std::uint64_t Generator::next_u64() {  // xoshiro256**
+  auto& s = state_;
+  const std::uint64_t result = rotl(s[1] * 5, 7) * 9;
+  const std::uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return result;
+}
+
+double Generator::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+
+double Generator::normal() {
+  if (spare_normal_) {
+    const double z = *spare_normal_;
+    spare_normal_.reset();
+    return z;
+  }
+  // Marsaglia's polar method: a point uniform in the unit disc, pushed radially so that both
+  // coordinates become independent standard normals.
+  double u, v, s;
+  do {
+    u = 2.0 * uniform() - 1.0;
+    v = 2.0 * uniform() - 1.0;
+    s = u * u + v * v;
+  } while (s >= 1.0 || s == 0.0);
+  const double factor = std::sqrt(-2.0 * detail::portable_log(s) / s);  // sqrt is exactly rounded by IEEE 754
+  spare_normal_ = v * factor;
+  return u * factor;
+}
+
+std::int64_t Generator::randint(std::int64_t low, std::int64_t high) {
+  if (low >= high)
+    throw ValueError("randint: empty range [" + std::to_string(low) + ", " + std::to_string(high) + ")");
+  const std::uint64_t range = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
+  const std::uint64_t limit = UINT64_MAX - UINT64_MAX % range;  // reject the biased tail
+  std::uint64_t x;
+  do x = next_u64();
+  while (x >= limit);
+  return low + static_cast<std::int64_t>(x % range);
+}
+
+Generator& default_generator() {
+  static Generator gen(0);
+  return gen;
+}
+
+void manual_seed(std::uint64_t seed) { default_generator().manual_seed(seed); }
+
+namespace {
+template <class F>
+Tensor fill(const Shape& shape, DType dtype, F next) {
+  Tensor t = detail::empty_tensor(shape, dtype);
+  for (std::int64_t i = 0; i < t.numel(); ++i) t.data()[i] = next();
+  return t;
+}
+}  // namespace
+
+Tensor rand(const Shape& shape, Generator& gen) {
+  return fill(shape, DType::Float64, [&] { return gen.uniform(); });
+}
+
+Tensor randn(const Shape& shape, Generator& gen) {
+  return fill(shape, DType::Float64, [&] { return gen.normal(); });
+}
+
+Tensor uniform(const Shape& shape, double low, double high, Generator& gen) {
+  if (!(low < high) || !std::isfinite(high - low))
+    throw ValueError("uniform: need finite low < high, got [" + std::to_string(low) + ", " + std::to_string(high) + ")");
+  return fill(shape, DType::Float64, [&] { return low + (high - low) * gen.uniform(); });
+}
+
+Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generator& gen) {
+  return fill(shape, DType::Int64, [&] { return static_cast<double>(gen.randint(low, high)); });
+}
+
+Tensor randperm(std::int64_t n, Generator& gen) {
+  if (n < 0) throw ValueError("randperm: n must be non-negative, got " + std::to_string(n));
+  Tensor p = detail::empty_tensor({n}, DType::Int64);
+  double* v = p.data();
+  for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<double>(i);
+  for (std::int64_t i = n - 1; i > 0; --i) std::swap(v[i], v[gen.randint(0, i + 1)]);
+  return p;
+}
+
+namespace detail {
+
+double portable_log(double x) {
+  if (!(x > 0) || !std::isfinite(x))
+    throw ValueError("portable_log: needs a positive finite number, got " + std::to_string(x));
+  // x = m 2^e exactly (frexp only moves the exponent), with m brought into [sqrt(1/2), sqrt(2)).
+  int e;
+  double m = std::frexp(x, &e);
+  if (m < 0.70710678118654752440) {
+    m *= 2;
+    e -= 1;
+  }
+  // log m = 2 atanh(s) = 2 (s + s³/3 + s⁵/5 + ...), s = (m-1)/(m+1), |s| < 0.1716, so s² < 0.0295
+  // and 14 terms leave a remainder below 0.0295^14 / 29 < 1e-22 relative to s.
+  const double s = (m - 1) / (m + 1), s2 = s * s;
+  double series = 0;
+  for (int k = 27; k >= 1; k -= 2) series = series * s2 + 1.0 / k;
+  // ln 2 split as in fdlibm: hi has trailing zero bits, so e * hi is exact for any exponent e.
+  constexpr double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+  return e * ln2_hi + (2 * s * series + e * ln2_lo);
+}
+
+}  // namespace detail
+
+}  // namespace litgrad

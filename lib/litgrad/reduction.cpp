@@ -1,0 +1,93 @@
+#include "litgrad/reduction.hpp"
+
+#include <cmath>
+
+#include "litgrad/detail/broadcast.hpp"
+#include "litgrad/detail/node.hpp"
+#include "litgrad/detail/tensor_impl.hpp"
+#include "litgrad/elementwise.hpp"
+#include "litgrad/error.hpp"
+#include "litgrad/reshaping.hpp"
+
+namespace litgrad {
+
+// x: [s_0, ..., s_{n-1}]; result: x's shape with each summed dimension set to 1 (keepdim) or
+// removed. An empty dims list sums over everything, as torch's sum(dim=[]).
+Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim) {
+  Shape kept = x.shape(), out;
+  std::vector<bool> reduced(kept.size(), dims.empty());
+  for (auto dim : dims) {
+    const std::int64_t d = wrap_dim("sum", dim, x.dim());
+    if (x.dim() == 0) continue;
+    if (reduced[d]) throw ShapeError("sum: dimension " + std::to_string(dim) + " appears twice in the list");
+    reduced[d] = true;
+  }
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (reduced[i]) kept[i] = 1;
+    if (!reduced[i] || keepdim) out.push_back(kept[i]);
+  }
+  // Every element of x adds into the element of the kept-shape result that broadcasts onto it.
+  Tensor y = detail::empty_tensor(kept);
+  detail::for_each_broadcast<1>(x.shape(), {&kept}, [&](std::int64_t i, const auto& o) { y.data()[o[0]] += x.data()[i]; });
+  const Shape in = x.shape();
+  return detail::record("sum", detail::share_storage(y, out), {x}, [in, kept](const Tensor& g) -> std::vector<Tensor> {
+    Tensor gx = detail::empty_tensor(in);  // each element of x receives the gradient of its sum
+    detail::for_each_broadcast<1>(in, {&kept}, [&](std::int64_t i, const auto& o) { gx.data()[i] = g.data()[o[0]]; });
+    return {gx};
+  });
+}
+
+Tensor sum(const Tensor& x) { return sum(x, {}, false); }
+
+Tensor mean(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim) {
+  const Tensor s = sum(x, dims, keepdim);
+  return s / (static_cast<double>(x.numel()) / static_cast<double>(s.numel()));
+}
+
+Tensor mean(const Tensor& x) { return mean(x, {}, false); }
+
+// x: [outer, n, inner] around dim; values and indices: [outer, inner] (keepdim: [outer, 1, inner]).
+MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim) {
+  const std::int64_t d = wrap_dim("max", dim, x.dim());
+  Shape kept = x.shape();
+  std::int64_t outer = 1, n = 1, inner = 1;
+  if (x.dim() > 0) {
+    for (std::int64_t i = 0; i < d; ++i) outer *= kept[i];
+    n = kept[d];
+    for (std::int64_t i = d + 1; i < x.dim(); ++i) inner *= kept[i];
+    kept[d] = 1;
+  }
+  if (n == 0)
+    throw ValueError("max: cannot reduce over dimension " + std::to_string(d) + " of size 0 (shape " +
+                     to_string(x.shape()) + ")");
+  Shape out = kept;
+  if (!keepdim && x.dim() > 0) out.erase(out.begin() + d);
+  Tensor values = detail::empty_tensor(out), indices = detail::empty_tensor(out, DType::Int64);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t k = 0; k < inner; ++k) {
+      const double* row = x.data() + o * n * inner + k;
+      std::int64_t best = 0;
+      for (std::int64_t j = 1; j < n && !std::isnan(row[best * inner]); ++j)
+        if (row[j * inner] > row[best * inner] || std::isnan(row[j * inner])) best = j;  // NaN wins
+      values.data()[o * inner + k] = row[best * inner];
+      indices.data()[o * inner + k] = static_cast<double>(best);
+    }
+  const Shape in = x.shape();
+  Tensor v = detail::record("max", values, {x}, [in, indices, outer, n, inner](const Tensor& g) -> std::vector<Tensor> {
+    Tensor gx = detail::empty_tensor(in);  // the gradient goes to the position that won
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t k = 0; k < inner; ++k) {
+        const auto j = static_cast<std::int64_t>(indices.data()[o * inner + k]);
+        gx.data()[(o * n + j) * inner + k] += g.data()[o * inner + k];
+      }
+    return {gx};
+  });
+  return {v, indices};
+}
+
+Tensor max(const Tensor& x) {
+  if (x.numel() == 0) throw ValueError("max: cannot reduce an empty tensor of shape " + to_string(x.shape()));
+  return max(reshape(x, {-1}), 0).values;
+}
+
+}  // namespace litgrad

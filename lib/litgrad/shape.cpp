@@ -1,0 +1,51 @@
+#include "litgrad/shape.hpp"
+
+#include <algorithm>
+
+#include "litgrad/error.hpp"
+
+namespace litgrad {
+
+std::string to_string(const Shape& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+std::int64_t numel(const Shape& shape) {
+  std::int64_t n = 1;
+  for (auto s : shape) n *= s;
+  return n;
+}
+
+Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b) {
+  const std::size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    // Align from the right: dimension i of the result is dimension i - (n - size) of each input.
+    const std::int64_t sa = i + a.size() >= n ? a[i + a.size() - n] : 1;
+    const std::int64_t sb = i + b.size() >= n ? b[i + b.size() - n] : 1;
+    if (sa != sb && sa != 1 && sb != 1)
+      throw ShapeError(std::string(op) + ": shapes " + to_string(a) + " and " + to_string(b) +
+                       " do not broadcast (sizes " + std::to_string(sa) + " and " +
+                       std::to_string(sb) + " at dimension " + std::to_string(i) + ")");
+    out[i] = sa == 1 ? sb : sa;
+  }
+  return out;
+}
+
+std::int64_t wrap_dim(const char* op, std::int64_t dim, std::int64_t ndim) {
+  // A scalar still has one addressable dimension for reductions, as in torch (dim 0 or -1).
+  const std::int64_t range = std::max<std::int64_t>(ndim, 1);
+  if (dim < -range || dim >= range)
+    throw IndexError(std::string(op) + ": dimension " + std::to_string(dim) +
+                     " is out of range for a tensor with " + std::to_string(ndim) +
+                     " dimensions (expected [" + std::to_string(-range) + ", " +
+                     std::to_string(range - 1) + "])");
+  return dim < 0 ? dim + range : dim;
+}
+
+}  // namespace litgrad

@@ -1,0 +1,84 @@
+#include "litgrad/softmax.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "litgrad/detail/node.hpp"
+#include "litgrad/detail/tensor_impl.hpp"
+#include "litgrad/error.hpp"
+
+namespace litgrad {
+
+namespace {
+
+// Calls f(first, stride, n) for every slice along `dim` of a tensor of shape `shape`:
+// the slice's elements are at first, first + stride, ..., first + (n-1) * stride.
+template <class F>
+void for_each_slice(const Shape& shape, std::int64_t dim, F f) {
+  std::int64_t outer = 1, n = shape.empty() ? 1 : shape[dim], inner = 1;
+  for (std::int64_t i = 0; i < dim; ++i) outer *= shape[i];
+  for (std::size_t i = dim + 1; i < shape.size(); ++i) inner *= shape[i];
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t k = 0; k < inner; ++k) f(o * n * inner + k, inner, n);
+}
+
+// The largest element of a slice, or NaN if it holds one (so that a NaN reaches the output).
+double slice_max(const double* x, std::int64_t stride, std::int64_t n) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (std::int64_t j = 0; j < n; ++j) m = std::isnan(x[j * stride]) || x[j * stride] > m ? x[j * stride] : m;
+  return m;
+}
+
+}  // namespace
+
+// x: any shape; y: x's shape. y_i = exp(x_i - m) / sum_j exp(x_j - m) along dim.
+Tensor softmax(const Tensor& x, std::int64_t dim) {
+  const std::int64_t d = wrap_dim("softmax", dim, x.dim());
+  Tensor y = detail::empty_tensor(x.shape());
+  for_each_slice(x.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
+    const double* xv = x.data() + first;
+    double* yv = y.data() + first;
+    const double m = slice_max(xv, stride, n);
+    double s = 0;
+    for (std::int64_t j = 0; j < n; ++j) s += yv[j * stride] = std::exp(xv[j * stride] - m);  // all -inf: NaN
+    for (std::int64_t j = 0; j < n; ++j) yv[j * stride] /= s;
+  });
+  // dx_i = y_i (g_i - sum_j g_j y_j): the Jacobian diag(y) - y yᵀ applied to g, from y alone.
+  return detail::record("softmax", y, {x}, [y, d](const Tensor& g) -> std::vector<Tensor> {
+    Tensor gx = detail::empty_tensor(y.shape());
+    for_each_slice(y.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
+      const double *yv = y.data() + first, *gv = g.data() + first;
+      double dot = 0;
+      for (std::int64_t j = 0; j < n; ++j) dot += gv[j * stride] * yv[j * stride];
+      for (std::int64_t j = 0; j < n; ++j) gx.data()[first + j * stride] = yv[j * stride] * (gv[j * stride] - dot);
+    });
+    return {gx};
+  });
+}
+
+// x: any shape; y: x's shape. y_i = x_i - m - log(sum_j exp(x_j - m)) along dim.
+Tensor log_softmax(const Tensor& x, std::int64_t dim) {
+  const std::int64_t d = wrap_dim("log_softmax", dim, x.dim());
+  Tensor y = detail::empty_tensor(x.shape());
+  for_each_slice(x.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
+    const double* xv = x.data() + first;
+    const double m = slice_max(xv, stride, n);
+    double s = 0;
+    for (std::int64_t j = 0; j < n; ++j) s += std::exp(xv[j * stride] - m);  // all -inf: NaN
+    const double lse = std::log(s);
+    for (std::int64_t j = 0; j < n; ++j) y.data()[first + j * stride] = xv[j * stride] - m - lse;
+  });
+  // dx_i = g_i - exp(y_i) sum_j g_j: the derivative of log softmax, from y alone.
+  return detail::record("log_softmax", y, {x}, [y, d](const Tensor& g) -> std::vector<Tensor> {
+    Tensor gx = detail::empty_tensor(y.shape());
+    for_each_slice(y.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
+      const double *yv = y.data() + first, *gv = g.data() + first;
+      double total = 0;
+      for (std::int64_t j = 0; j < n; ++j) total += gv[j * stride];
+      for (std::int64_t j = 0; j < n; ++j) gx.data()[first + j * stride] = gv[j * stride] - std::exp(yv[j * stride]) * total;
+    });
+    return {gx};
+  });
+}
+
+}  // namespace litgrad

@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+"""Writes torch_composites.txt: values and gradients of composite expressions, computed by
+PyTorch in double precision, for test_torch_reference.cpp to compare litgrad against.
+
+Run with Debian's Python and python3-torch (1.13):  /usr/bin/python3 make_torch_reference.py
+The test reads only the text file, so it runs without torch installed.
+
+File format, one record per line:
+  case NAME
+  input NAME DTYPE SHAPE... : VALUES...      (DTYPE is f for Float64, i for Int64, b for Bool)
+  output SHAPE... : VALUES...
+  grad NAME : VALUES...                      (of sum(output * output) with respect to input NAME)
+"""
+import os
+
+import torch
+
+torch.set_default_dtype(torch.float64)
+gen = torch.Generator().manual_seed(20261129)
+
+
+def randn(*shape):
+    return torch.randn(*shape, generator=gen)
+
+
+# Each case: the inputs, and the expression over them. The C++ test has the same expression
+# under the same name. Float inputs require grad; index and mask inputs do not.
+CASES = {
+    "attention_by_hand": (
+        dict(q=randn(3, 4), k=randn(5, 4), v=randn(5, 2)),
+        lambda q, k, v: torch.softmax(q @ k.T / 2.0, dim=-1) @ v,
+    ),
+    "mlp_tanh_sigmoid": (
+        dict(x=randn(4, 3), w1=randn(5, 3), b1=randn(5), w2=randn(1, 5)),
+        lambda x, w1, b1, w2: torch.sigmoid(torch.tanh(x @ w1.T + b1) @ w2.T),
+    ),
+    "cross_entropy_mean": (
+        dict(logits=randn(4, 3), target=torch.tensor([2, 0, 1, 2])),
+        lambda logits, target: torch.nn.functional.cross_entropy(logits, target).reshape(1),
+    ),
+    "broadcast_exp_log_div": (
+        dict(a=randn(2, 1, 3), b=randn(4, 1)),
+        lambda a, b: torch.log(torch.exp(a) + b * b) / (1.0 + b * b),
+    ),
+    "causal_masked_softmax_mean": (
+        dict(scores=randn(4, 4), mask=torch.ones(4, 4, dtype=torch.bool).triu(1)),
+        lambda scores, mask: torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1).mean(dim=0),
+    ),
+    "relu_max_mse": (
+        dict(x=randn(3, 5), target=randn(3)),
+        lambda x, target: torch.nn.functional.mse_loss(torch.relu(x).max(dim=1).values, target).reshape(1),
+    ),
+    "batched_matmul_broadcast_permute": (
+        dict(a=randn(2, 1, 3, 4), b=randn(3, 4, 2)),
+        lambda a, b: (a @ b).permute(3, 0, 2, 1).sum(dim=(0, 3), keepdim=True),
+    ),
+    "gather_cat_stack_slice": (
+        dict(x=randn(3, 4), y=randn(3, 2), index=torch.tensor([[3, 0], [1, 1], [2, 3]])),
+        lambda x, y, index: torch.stack([torch.cat([x, y], dim=1)[:, 1:5:2], torch.gather(x, 1, index) * y], dim=0),
+    ),
+    "sin_cos_pow_where": (
+        dict(x=randn(6)),
+        lambda x: torch.where(x > 0, torch.sin(x) ** 2, torch.cos(x) * x) + x.pow(3),
+    ),
+    "log_softmax_sum_over_dims": (
+        dict(x=randn(2, 3, 4)),
+        lambda x: torch.log_softmax(x, dim=1).sum(dim=-1) - x.mean(),
+    ),
+}
+
+
+def fmt(t):
+    return " ".join(repr(float(v)) for v in t.detach().reshape(-1).tolist())
+
+
+def main():
+    out = []
+    for name, (inputs, fn) in CASES.items():
+        out.append(f"case {name}")
+        for key, t in inputs.items():
+            dtype = {torch.float64: "f", torch.int64: "i", torch.bool: "b"}[t.dtype]
+            if dtype == "f":
+                t.requires_grad_(True)
+            shape = " ".join(str(s) for s in t.shape)
+            out.append(f"input {key} {dtype} {shape} : {fmt(t.double())}".replace("  :", " :"))
+        y = fn(**inputs)
+        (y * y).sum().backward()
+        out.append(f"output {' '.join(str(s) for s in y.shape)} : {fmt(y)}".replace("  :", " :"))
+        for key, t in inputs.items():
+            if t.dtype == torch.float64:
+                out.append(f"grad {key} : {fmt(t.grad)}")
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "torch_composites.txt"), "w") as f:
+        f.write(f"# Written by make_torch_reference.py with torch {torch.__version__}; do not edit.\n")
+        f.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+// Modules: torch's parameter names and printout, Linear's arithmetic and initialisation.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include <litgrad/litgrad.hpp>
+
+#include "helpers.hpp"
+
+using namespace litgrad;
+
+namespace {
+struct TwoLayer : nn::Module {
+  nn::Linear hidden, out;
+  explicit TwoLayer(Generator& gen) : Module("TwoLayer"), hidden(2, 8, true, gen), out(8, 1, false, gen) {
+    register_module("hidden", hidden);
+    register_module("out", out);
+  }
+};
+}  // namespace
+
+TEST_CASE("parameters have torch's dotted names, in registration order") {
+  Generator gen(0);
+  TwoLayer m(gen);
+  std::vector<std::string> names;
+  for (auto& [name, p] : m.named_parameters()) names.push_back(name);
+  CHECK(names == std::vector<std::string>{"hidden.weight", "hidden.bias", "out.weight"});
+  CHECK(m.parameter("hidden.bias").shape() == Shape{8});
+  CHECK(m.parameters().size() == 3);
+  for (const Tensor& p : m.parameters()) CHECK(p.requires_grad());
+  CHECK_THROWS_WITH_AS(m.parameter("out.bias"),
+                       "TwoLayer: no parameter named 'out.bias' (it has: hidden.weight, hidden.bias, out.weight)", ValueError);
+}
+
+TEST_CASE("a module prints as torch prints it") {
+  Generator gen(0);
+  TwoLayer m(gen);
+  std::ostringstream os;
+  os << m;
+  CHECK(os.str() ==
+        "TwoLayer(\n"
+        "  (hidden): Linear(in_features=2, out_features=8, bias=True)\n"
+        "  (out): Linear(in_features=8, out_features=1, bias=False)\n"
+        ")");
+}
+
+TEST_CASE("train() and eval() switch every sub-module") {
+  Generator gen(0);
+  TwoLayer m(gen);
+  CHECK(m.is_training());
+  m.eval();
+  CHECK_FALSE(m.hidden.is_training());
+  m.train();
+  CHECK(m.out.is_training());
+}
+
+TEST_CASE("Linear computes x Wᵀ + b over the last dimension") {
+  Generator gen(1);
+  nn::Linear layer(3, 2, true, gen);
+  const Tensor x = randn({4, 5, 3}, gen);
+  const Tensor y = layer(x);
+  REQUIRE(y.shape() == Shape{4, 5, 2});
+  for (std::int64_t i = 0; i < 4; ++i)
+    for (std::int64_t t = 0; t < 5; ++t)
+      for (std::int64_t o = 0; o < 2; ++o) {
+        double ref = layer.bias.at({o});
+        for (std::int64_t k = 0; k < 3; ++k) ref += x.at({i, t, k}) * layer.weight.at({o, k});
+        CHECK(y.at({i, t, o}) == doctest::Approx(ref).epsilon(1e-14));
+      }
+  CHECK_THROWS_WITH_AS(layer(ones({4, 2})), "Linear: input of shape [4,2] does not end in in_features=3", ShapeError);
+  CHECK_THROWS_WITH_AS(nn::Linear(0, 2), doctest::Contains("Linear: in_features and out_features must be at least 1, got 0 and 2"), ValueError);
+}
+
+TEST_CASE("Linear starts uniform between -1/sqrt(in) and 1/sqrt(in), as torch") {
+  // 64 x 100 weights: all inside the bound, and the largest within 1% of it unless
+  // all 6,400 missed the top 1% of the range, which has probability 0.99^6400 < 1e-27.
+  Generator gen(2);
+  nn::Linear layer(100, 64, true, gen);
+  const double bound = 1 / std::sqrt(100.0);
+  const double w_max = max(layer.weight).item(), w_min = -max(-layer.weight).item();
+  CHECK(w_max < bound);
+  CHECK(w_min >= -bound);
+  CHECK(w_max > 0.99 * bound);
+  CHECK(std::fabs(max(layer.bias).item()) < bound);
+}
+
+TEST_CASE("xavier_uniform_ draws within gain * sqrt(6 / (fan_in + fan_out))") {
+  Generator gen(3);
+  Tensor w = zeros({30, 70});
+  nn::init::xavier_uniform_(w, 2.0, gen);
+  const double bound = 2.0 * std::sqrt(6.0 / 100);
+  CHECK(max(w).item() < bound);
+  CHECK(max(w).item() > 0.99 * bound);  // as above: 2,100 draws miss the top 1% with probability < 1e-9
+  CHECK(-max(-w).item() >= -bound);
+  Tensor v = zeros({3});
+  CHECK_THROWS_WITH_AS(nn::init::xavier_uniform_(v), "xavier_uniform_: needs a tensor with at least 2 dimensions, got [3]", ShapeError);
+}

@@ -1,0 +1,253 @@
+// The values every operation computes, checked by hand or against plain loops, and the errors
+// of misuse. Their gradients are checked in test_gradcheck_ops.cpp.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include <litgrad/litgrad.hpp>
+
+#include "helpers.hpp"
+
+using namespace litgrad;
+
+TEST_CASE("arithmetic broadcasts by torch's rule") {
+  const Tensor a = tensor({1, 2}, {2, 1});
+  const Tensor b = tensor({10, 20, 30});      // [3]
+  CHECK(test::identical(a + b, tensor({{11, 21, 31}, {12, 22, 32}})));
+  CHECK(test::identical(a * b, tensor({{10, 20, 30}, {20, 40, 60}})));
+  CHECK(test::identical(b - a, tensor({{9, 19, 29}, {8, 18, 28}})));
+  CHECK(test::identical(b / 10.0, tensor({1, 2, 3})));
+  CHECK(test::identical(2.0 - b, tensor({-8, -18, -28})));
+  CHECK(broadcast_shapes("add", {2, 1, 3}, {4, 1}) == Shape{2, 4, 3});
+  CHECK_THROWS_WITH_AS(ones({2, 3}) + ones({4}), "add: shapes [2,3] and [4] do not broadcast (sizes 3 and 4 at dimension 1)", ShapeError);
+}
+
+TEST_CASE("the elementwise functions compute what their names say") {
+  const Tensor x = tensor({-1, 0, 2});
+  CHECK(test::identical(relu(x), tensor({0, 0, 2})));
+  CHECK(test::identical(pow(x, 2.0), tensor({1, 0, 4})));
+  CHECK(test::identical(neg(x), tensor({1, -0.0, -2})));
+  for (std::int64_t i = 0; i < 3; ++i) {
+    const double v = x.data()[i];
+    CHECK(exp(x).data()[i] == std::exp(v));
+    CHECK(tanh(x).data()[i] == std::tanh(v));
+    CHECK(sin(x).data()[i] == std::sin(v));
+    CHECK(cos(x).data()[i] == std::cos(v));
+    CHECK(sigmoid(x).data()[i] == doctest::Approx(1 / (1 + std::exp(-v))).epsilon(1e-15));
+  }
+  CHECK(log(tensor({0})).item() == -INFINITY);
+  CHECK(std::isnan(log(tensor({-1})).item()));
+}
+
+TEST_CASE("comparisons give Bool tensors, and the logical operations combine them") {
+  const Tensor a = tensor({1, 2, 3}), b = tensor({2, 2, 2});
+  CHECK(test::identical(lt(a, b), tensor({1, 0, 0}, {3}, DType::Bool)));
+  CHECK(test::identical(le(a, b), tensor({1, 1, 0}, {3}, DType::Bool)));
+  CHECK(test::identical(gt(a, b), tensor({0, 0, 1}, {3}, DType::Bool)));
+  CHECK(test::identical(ge(a, b), tensor({0, 1, 1}, {3}, DType::Bool)));
+  CHECK(test::identical(eq(a, b), tensor({0, 1, 0}, {3}, DType::Bool)));
+  CHECK(test::identical(ne(a, b), tensor({1, 0, 1}, {3}, DType::Bool)));
+  CHECK(test::identical(logical_not(lt(a, b)), ge(a, b)));
+  CHECK(test::identical(logical_and(le(a, b), ge(a, b)), eq(a, b)));
+  CHECK(test::identical(logical_or(lt(a, b), gt(a, b)), ne(a, b)));
+  CHECK_THROWS_WITH_AS(logical_not(a), doctest::Contains("logical_not: the input must be a Bool tensor, got Float64 of shape [3]"), ValueError);
+}
+
+TEST_CASE("where picks elementwise, and masked_fill writes its value where the mask is true") {
+  const Tensor mask = tensor({1, 0, 1}, {3}, DType::Bool);
+  CHECK(test::identical(where(mask, tensor({1, 2, 3}), scalar_tensor(0)), tensor({1, 0, 3})));
+  const Tensor scores = tensor({{1, 2, 3}, {4, 5, 6}});
+  const Tensor m = masked_fill(scores, mask, -INFINITY);
+  CHECK(test::identical(m, tensor({{-INFINITY, 2, -INFINITY}, {-INFINITY, 5, -INFINITY}})));
+  CHECK_THROWS_WITH_AS(masked_fill(scores, tensor({1, 0, 1}), 0.0), doctest::Contains("masked_fill: the mask must be a Bool tensor, got Float64"), ValueError);
+  CHECK_THROWS_WITH_AS(masked_fill(ones({3}), tensor({1, 0, 1, 1, 0, 1}, {2, 3}, DType::Bool), 0.0),
+                       "masked_fill: mask of shape [2,3] does not broadcast to the input's shape [3]", ShapeError);
+  CHECK_THROWS_WITH_AS(where(tensor({1.0}), ones({1}), ones({1})), doctest::Contains("where: the condition must be a Bool tensor"), ValueError);
+}
+
+TEST_CASE("where sends exactly zero gradient to the branch it did not pick, even where that branch is infinite or NaN") {
+  Tensor a = tensor({1, 2}).requires_grad_(), b = tensor({INFINITY, NAN}).requires_grad_();
+  sum(where(tensor({0, 1}, {2}, DType::Bool), a, b) * 3.0).backward();
+  CHECK(test::identical(a.grad(), tensor({0, 3})));
+  CHECK(test::identical(b.grad(), tensor({3, 0})));
+}
+
+TEST_CASE("matmul agrees with the triple loop, batched and broadcast") {
+  Generator gen(11);
+  const Tensor a = randn({3, 1, 4, 5}, gen), b = randn({2, 5, 6}, gen);
+  const Tensor c = matmul(a, b);
+  REQUIRE(c.shape() == Shape{3, 2, 4, 6});
+  double worst = 0;
+  for (std::int64_t i = 0; i < 3; ++i)
+    for (std::int64_t j = 0; j < 2; ++j)
+      for (std::int64_t r = 0; r < 4; ++r)
+        for (std::int64_t s = 0; s < 6; ++s) {
+          double ref = 0, scale = 0;
+          for (std::int64_t k = 0; k < 5; ++k) {
+            ref += a.at({i, 0, r, k}) * b.at({j, k, s});
+            scale += std::fabs(a.at({i, 0, r, k}) * b.at({j, k, s}));
+          }
+          // Any summation order is within k * 2^-53 * sum |a b| of the exact result.
+          worst = std::max(worst, std::fabs(c.at({i, j, r, s}) - ref) / (5 * 0x1p-52 * scale));
+        }
+  CHECK(worst <= 1.0);
+}
+
+TEST_CASE("matmul treats a 1-D operand as a row on the left and a column on the right, as torch") {
+  const Tensor m = tensor({{1, 2}, {3, 4}}), v = tensor({1, 10});
+  CHECK(test::identical(matmul(v, v), scalar_tensor(101)));
+  CHECK(test::identical(matmul(v, m), tensor({31, 42})));
+  CHECK(test::identical(matmul(m, v), tensor({21, 43})));
+  CHECK(matmul(ones({2, 3, 2}), v).shape() == Shape{2, 3});
+}
+
+TEST_CASE("matmul names both shapes when they do not fit") {
+  CHECK_THROWS_WITH_AS(matmul(ones({2, 3}), ones({4, 5})), "matmul: [2,3] @ [4,5]: inner sizes 3 and 4 differ", ShapeError);
+  CHECK_THROWS_WITH_AS(matmul(ones({3}), ones({4})), "matmul: [3] @ [4]: inner sizes 3 and 4 differ", ShapeError);
+  CHECK_THROWS_WITH_AS(matmul(ones({2, 2, 3}), ones({3, 3, 1})),
+                       "matmul: [2,2,3] @ [3,3,1]: batch dimensions [2] and [3] do not broadcast", ShapeError);
+  CHECK_THROWS_WITH_AS(matmul(scalar_tensor(1), ones({2})), "matmul: [] @ [2]: both operands need at least one dimension", ShapeError);
+}
+
+TEST_CASE("sum and mean reduce the listed dimensions, keeping them as size 1 with keepdim") {
+  const Tensor x = reshape(arange(24), {2, 3, 4});
+  CHECK(sum(x).item() == 276);
+  CHECK(sum(x, {0, 2}).shape() == Shape{3});
+  CHECK(sum(x, {0, 2}, true).shape() == Shape{1, 3, 1});
+  CHECK(test::identical(sum(x, {0, 2}), tensor({60, 92, 124})));
+  CHECK(test::identical(mean(x, {-1}), tensor({{1.5, 5.5, 9.5}, {13.5, 17.5, 21.5}})));
+  CHECK(std::isnan(mean(zeros({0})).item()));
+  CHECK_THROWS_WITH_AS(sum(x, {3}), doctest::Contains("sum: dimension 3 is out of range for a tensor with 3 dimensions (expected [-3, 2])"), IndexError);
+  CHECK_THROWS_WITH_AS(sum(x, {1, -2}), "sum: dimension -2 appears twice in the list", ShapeError);
+}
+
+TEST_CASE("max returns the values and the first position of each maximum, and a NaN always wins") {
+  const auto r = max(tensor({{1, 5, 5}, {7, 2, 3}}), 1);
+  CHECK(test::identical(r.values, tensor({5, 7})));
+  CHECK(test::identical(r.indices, tensor({1, 0}, {2}, DType::Int64)));
+  CHECK(max(ones({2, 3}), 0, true).values.shape() == Shape{1, 3});
+  const auto n = max(tensor({1, NAN, 9}), 0);
+  CHECK(std::isnan(n.values.item()));
+  CHECK(n.indices.item() == 1);
+  CHECK(max(tensor({{1, 5}, {7, 2}})).item() == 7);
+  CHECK_THROWS_WITH_AS(max(zeros({2, 0}), 1), "max: cannot reduce over dimension 1 of size 0 (shape [2,0])", ValueError);
+  CHECK_THROWS_WITH_AS(max(zeros({0})), "max: cannot reduce an empty tensor of shape [0]", ValueError);
+}
+
+TEST_CASE("softmax rows are probability distributions") {
+  Generator gen(5);
+  const Tensor w = softmax(randn({4, 7}, gen) * 10.0, -1);
+  for (std::int64_t i = 0; i < 4; ++i) {
+    double total = 0;
+    for (std::int64_t j = 0; j < 7; ++j) {
+      CHECK(w.at({i, j}) >= 0.0);
+      total += w.at({i, j});
+    }
+    CHECK(total == doctest::Approx(1.0).epsilon(1e-15));  // 7 roundings of 2^-53 each
+  }
+}
+
+TEST_CASE("softmax gives a -inf score weight exactly 0, and a row of only -inf gives NaN, as torch") {
+  const Tensor w = softmax(tensor({{0, -INFINITY, 1}, {-INFINITY, -INFINITY, -INFINITY}}), 1);
+  CHECK(w.at({0, 1}) == 0.0);
+  CHECK(w.at({0, 0}) + w.at({0, 2}) == doctest::Approx(1.0).epsilon(1e-15));
+  for (std::int64_t j = 0; j < 3; ++j) CHECK(std::isnan(w.at({1, j})));
+  const Tensor l = log_softmax(tensor({{0, -INFINITY}, {-INFINITY, -INFINITY}}), 1);
+  CHECK(l.at({0, 0}) == 0.0);
+  CHECK(l.at({0, 1}) == -INFINITY);
+  CHECK(std::isnan(l.at({1, 0})));
+}
+
+TEST_CASE("softmax does not overflow on large scores and lets a NaN through") {
+  const Tensor w = softmax(tensor({1000, 1000}), 0);
+  CHECK(test::identical(w, tensor({0.5, 0.5})));
+  const Tensor n = softmax(tensor({1, NAN, 2}), 0);
+  for (std::int64_t j = 0; j < 3; ++j) CHECK(std::isnan(n.at({j})));
+}
+
+TEST_CASE("log_softmax is log(softmax) where that is representable, and stays finite where softmax underflows") {
+  const Tensor x = tensor({0, 1, 2});
+  // Both are within a few roundings (u = 2^-53) of the truth: softmax's exp, sum and divide
+  // give a relative error of about 3u, which log turns into 3u absolute, plus u * |value| for
+  // each result's own rounding with |value| < 2.5. So they differ by at most about 11u < 2e-15.
+  CHECK(test::max_abs_diff(log_softmax(x, 0), log(softmax(x, 0))) <= 2e-15);
+  const Tensor far = tensor({0, -800});
+  CHECK(log(softmax(far, 0)).at({1}) == -INFINITY);
+  CHECK(log_softmax(far, 0).at({1}) == -800.0);
+}
+
+TEST_CASE("reshape keeps the row-major order, and infers one -1") {
+  const Tensor x = arange(6);
+  CHECK(test::identical(reshape(x, {2, -1}), tensor({{0, 1, 2}, {3, 4, 5}})));
+  CHECK(unsqueeze(x, 0).shape() == Shape{1, 6});
+  CHECK(unsqueeze(x, -1).shape() == Shape{6, 1});
+  CHECK(squeeze(ones({2, 1}), 1).shape() == Shape{2});
+  CHECK(squeeze(ones({2, 3}), 1).shape() == Shape{2, 3});
+  CHECK_THROWS_WITH_AS(reshape(x, {4, -1}), "reshape: cannot reshape [6] (6 elements) into [4,-1]", ShapeError);
+  CHECK_THROWS_WITH_AS(reshape(x, {5}), "reshape: cannot reshape [6] (6 elements) into [5] (5 elements)", ShapeError);
+  CHECK_THROWS_WITH_AS(reshape(x, {-1, -1}), doctest::Contains("reshape: invalid shape [-1,-1]"), ShapeError);
+}
+
+TEST_CASE("permute and transpose move elements to their new index") {
+  Generator gen(2);
+  const Tensor x = randn({2, 3, 4}, gen);
+  const Tensor p = permute(x, {2, 0, 1});
+  REQUIRE(p.shape() == Shape{4, 2, 3});
+  for (std::int64_t i = 0; i < 2; ++i)
+    for (std::int64_t j = 0; j < 3; ++j)
+      for (std::int64_t k = 0; k < 4; ++k) CHECK(p.at({k, i, j}) == x.at({i, j, k}));
+  CHECK(test::identical(transpose(tensor({{1, 2, 3}}), 0, 1), tensor({1, 2, 3}, {3, 1})));
+  CHECK_THROWS_WITH_AS(permute(x, {0, 0, 1}), "permute: dimension 0 appears twice in [0,0,1]", ShapeError);
+  CHECK_THROWS_WITH_AS(permute(x, {0, 1}), "permute: 2 dimensions given for a tensor of shape [2,3,4]", ShapeError);
+  CHECK_THROWS_WITH_AS(transpose(x, 0, 3), doctest::Contains("transpose: dimension 3 is out of range"), IndexError);
+}
+
+TEST_CASE("select and slice follow Python's indexing, negative positions included") {
+  const Tensor x = reshape(arange(12), {3, 4});
+  CHECK(test::identical(select(x, 0, -1), tensor({8, 9, 10, 11})));
+  CHECK(test::identical(select(x, 1, 2), tensor({2, 6, 10})));
+  CHECK(test::identical(slice(x, 1, 1, -1), tensor({{1, 2}, {5, 6}, {9, 10}})));
+  CHECK(test::identical(slice(x, 1, 0, 100, 3), tensor({{0, 3}, {4, 7}, {8, 11}})));
+  CHECK(slice(x, 0, 2, 1).shape() == Shape{0, 4});
+  CHECK_THROWS_WITH_AS(select(x, 0, 3), "select: index 3 is out of range for dimension 0 of size 3 (shape [3,4])", IndexError);
+  CHECK_THROWS_WITH_AS(slice(x, 0, 0, 2, 0), "slice: step must be positive, got 0", ValueError);
+}
+
+TEST_CASE("gather picks along a dimension by Int64 indices, as torch.gather") {
+  const Tensor x = tensor({{1, 2, 3}, {4, 5, 6}});
+  CHECK(test::identical(gather(x, 1, tensor({2, 0, 1, 1}, {2, 2}, DType::Int64)), tensor({{3, 1}, {5, 5}})));
+  CHECK(test::identical(gather(x, 0, tensor({1, 0, 1}, {1, 3}, DType::Int64)), tensor({{4, 2, 6}})));
+  CHECK_THROWS_WITH_AS(gather(x, 1, tensor({3, 0}, {2, 1})), "gather: index must be an Int64 tensor, got Float64", ValueError);
+  CHECK_THROWS_WITH_AS(gather(x, 1, tensor({3, 0}, {2, 1}, DType::Int64)), "gather: index 3 is out of range for dimension 1 of size 3", IndexError);
+  CHECK_THROWS_WITH_AS(gather(x, 1, tensor({0, 0}, {2}, DType::Int64)),
+                       "gather: index of shape [2] must have as many dimensions as the input [2,3]", ShapeError);
+}
+
+TEST_CASE("cat joins along an existing dimension and stack along a new one") {
+  const Tensor a = tensor({{1, 2}}), b = tensor({{3, 4}, {5, 6}});
+  CHECK(test::identical(cat({a, b}, 0), tensor({{1, 2}, {3, 4}, {5, 6}})));
+  CHECK(test::identical(cat({b, b}, 1), tensor({{3, 4, 3, 4}, {5, 6, 5, 6}})));
+  CHECK(test::identical(stack({tensor({1, 2}), tensor({3, 4})}, 1), tensor({{1, 3}, {2, 4}})));
+  CHECK_THROWS_WITH_AS(cat({a, b}, 1), "cat: shapes [1,2] and [2,2] differ outside dimension 1", ShapeError);
+  CHECK_THROWS_WITH_AS(cat({}, 0), "cat: expected at least one tensor", ShapeError);
+  CHECK_THROWS_WITH_AS(stack({a, b}), "stack: all tensors must have one shape, got [1,2] and [2,2]", ShapeError);
+}
+
+TEST_CASE("mse_loss is the mean squared difference and refuses shapes that differ") {
+  CHECK(mse_loss(tensor({1, 2}), tensor({0, 4})).item() == 2.5);  // (1 + 4) / 2
+  CHECK(mse_loss(tensor({1, 2}), tensor({0, 4}), Reduction::Sum).item() == 5.0);
+  CHECK(test::identical(mse_loss(tensor({1, 2}), tensor({0, 4}), Reduction::None), tensor({1, 4})));
+  CHECK_THROWS_WITH_AS(mse_loss(ones({4, 1}), ones({4})), "mse_loss: input of shape [4,1] and target of shape [4] differ", ShapeError);
+}
+
+TEST_CASE("cross_entropy is minus the log-probability of each row's target class") {
+  const Tensor logits = tensor({{0, 0, std::log(2.0)}, {1, 1, 1}});
+  // Row 0: p = (1, 1, 2) / 4, target 2 -> -log(1/2). Row 1: uniform over 3 -> -log(1/3).
+  const Tensor target = tensor({2, 0}, {2}, DType::Int64);
+  CHECK(cross_entropy(logits, target).item() == doctest::Approx((std::log(2.0) + std::log(3.0)) / 2).epsilon(1e-15));
+  CHECK(cross_entropy(tensor({1, 1}), tensor({1}, {}, DType::Int64)).item() == doctest::Approx(std::log(2.0)).epsilon(1e-15));
+  CHECK_THROWS_WITH_AS(cross_entropy(logits, tensor({2, 0})), doctest::Contains("cross_entropy: target must be an Int64 tensor"), ValueError);
+  CHECK_THROWS_WITH_AS(cross_entropy(logits, tensor({3, 0}, {2}, DType::Int64)), "cross_entropy: target class 3 is out of range for 3 classes", IndexError);
+  CHECK_THROWS_WITH_AS(cross_entropy(logits, tensor({0}, {1}, DType::Int64)), doctest::Contains("cross_entropy: input of shape [2,3] and target of shape [1] do not fit"), ShapeError);
+}

@@ -1,0 +1,94 @@
+// Optimisers: torch's update formulas, checked against numbers worked out by hand.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include <litgrad/litgrad.hpp>
+
+using namespace litgrad;
+
+namespace {
+// One step on f(x) = sum(x²), whose gradient is 2x.
+void step_on_square(optim::Optimizer& opt, Tensor& x) {
+  opt.zero_grad();
+  sum(x * x).backward();
+  opt.step();
+}
+}  // namespace
+
+TEST_CASE("Adam's first step on x² from x = 1 moves x to 1 - 0.2 / (2 + 1e-8), as the formula gives") {
+  // g = 2; m = 0.1 * 2 = 0.2; v = 0.001 * 4 = 0.004; bias corrections 1 - 0.9 = 0.1 and
+  // 1 - 0.999 = 0.001; step size 0.1 / 0.1 = 1; denominator sqrt(0.004) / sqrt(0.001) + 1e-8.
+  Tensor x = tensor({1.0}).requires_grad_();
+  optim::Adam opt({x}, {0.1});
+  step_on_square(opt, x);
+  CHECK(x.item() == doctest::Approx(1 - 0.2 / (2 + 1e-8)).epsilon(1e-15));
+}
+
+TEST_CASE("three Adam steps with weight decay match the formula worked in plain arithmetic") {
+  const double lr = 0.05, b1 = 0.8, b2 = 0.99, eps = 1e-6, wd = 0.1;
+  Tensor x = tensor({1.0, -3.0}).requires_grad_();
+  optim::Adam opt({x}, {lr, b1, b2, eps, wd});
+  double p[2] = {1.0, -3.0}, m[2] = {0, 0}, v[2] = {0, 0};
+  for (int t = 1; t <= 3; ++t) {
+    step_on_square(opt, x);
+    for (int i = 0; i < 2; ++i) {
+      const double g = 2 * p[i] + wd * p[i];
+      m[i] = b1 * m[i] + (1 - b1) * g;
+      v[i] = b2 * v[i] + (1 - b2) * g * g;
+      const double m_hat = m[i] / (1 - std::pow(b1, t)), v_hat = v[i] / (1 - std::pow(b2, t));
+      p[i] -= lr * m_hat / (std::sqrt(v_hat) + eps);  // the paper's form of the update
+    }
+    // torch (and litgrad) group the bias corrections differently, (lr / (1 - b1^t)) m and
+    // sqrt(v) / sqrt(1 - b2^t): equal in exact arithmetic, so the two differ only by a few
+    // roundings of 2^-53 each; 1e-13 relative leaves room for those and nothing else.
+    CHECK(x.at({0}) == doctest::Approx(p[0]).epsilon(1e-13));
+    CHECK(x.at({1}) == doctest::Approx(p[1]).epsilon(1e-13));
+  }
+}
+
+TEST_CASE("Adam's defaults are torch's: lr 1e-3, betas (0.9, 0.999), eps 1e-8, no weight decay") {
+  const optim::AdamOptions o;
+  CHECK(o.lr == 1e-3);
+  CHECK(o.beta1 == 0.9);
+  CHECK(o.beta2 == 0.999);
+  CHECK(o.eps == 1e-8);
+  CHECK(o.weight_decay == 0);
+}
+
+TEST_CASE("SGD with momentum 0.9 takes x from 1 to 0.8, 0.46, 0.062 on x² with lr 0.1") {
+  // g = 2x. Step 1: b = 2, x = 1 - 0.2. Step 2: g = 1.6, b = 1.8 + 1.6 = 3.4, x = 0.8 - 0.34.
+  // Step 3: g = 0.92, b = 3.06 + 0.92 = 3.98, x = 0.46 - 0.398.
+  Tensor x = tensor({1.0}).requires_grad_();
+  optim::SGD opt({x}, {0.1, 0.9});
+  const double expected[] = {0.8, 0.46, 0.062};
+  for (double e : expected) {
+    step_on_square(opt, x);
+    CHECK(x.item() == doctest::Approx(e).epsilon(1e-14));
+  }
+}
+
+TEST_CASE("SGD with Nesterov momentum takes its first step along g + momentum * g") {
+  Tensor x = tensor({1.0}).requires_grad_();
+  optim::SGD opt({x}, {0.1, 0.9, 0, 0, true});
+  step_on_square(opt, x);
+  CHECK(x.item() == doctest::Approx(1 - 0.1 * (2 + 0.9 * 2)).epsilon(1e-15));
+}
+
+TEST_CASE("plain SGD is x -= lr * grad, and a parameter without a gradient is left alone") {
+  Tensor x = tensor({1.0, 2.0}).requires_grad_(), unused = tensor({5.0}).requires_grad_();
+  optim::SGD opt({x, unused}, {0.25});
+  step_on_square(opt, x);
+  CHECK(x.at({0}) == 0.5);
+  CHECK(x.at({1}) == 1.0);
+  CHECK(unused.item() == 5.0);
+}
+
+TEST_CASE("optimisers refuse bad settings and parameters that do not require grad") {
+  Tensor x = tensor({1.0}).requires_grad_();
+  CHECK_THROWS_WITH_AS(optim::SGD({x}, {-1}), doctest::Contains("SGD: lr, momentum and weight_decay must be non-negative"), ValueError);
+  CHECK_THROWS_WITH_AS(optim::SGD({x}, {0.1, 0, 0, 0, true}), "SGD: Nesterov momentum requires a momentum and zero dampening", ValueError);
+  CHECK_THROWS_WITH_AS(optim::Adam({x}, {0.1, 1.0}), doctest::Contains("Adam: need lr >= 0, eps >= 0, 0 <= betas < 1"), ValueError);
+  CHECK_THROWS_WITH_AS(optim::Adam({tensor({1.0})}), "optimizer: parameter 0 does not require grad", ValueError);
+}
