@@ -50,6 +50,23 @@ inline double max_abs_diff(const litgrad::Tensor& a, const litgrad::Tensor& b) {
   return worst;
 }
 
+// The largest |a - b| / max(1, |b|) over all elements; NaN in the same places counts as equal,
+// NaN in one only as infinitely wrong. The shapes must match.
+inline double relative_error(const litgrad::Tensor& a, const litgrad::Tensor& b) {
+  REQUIRE(a.defined());
+  REQUIRE(a.shape() == b.shape());
+  double worst = 0;
+  for (std::int64_t i = 0; i < a.numel(); ++i) {
+    const double x = a.data()[i], y = b.data()[i];
+    if (std::isnan(x) || std::isnan(y)) {
+      if (!(std::isnan(x) && std::isnan(y))) return INFINITY;
+      continue;
+    }
+    worst = std::max(worst, std::fabs(x - y) / std::max(1.0, std::fabs(y)));
+  }
+  return worst;
+}
+
 // Same shape, same dtype, and every element the same bit pattern (so 0.0 and -0.0 differ).
 inline bool identical(const litgrad::Tensor& a, const litgrad::Tensor& b) {
   return a.shape() == b.shape() && a.dtype() == b.dtype() &&

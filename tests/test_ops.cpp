@@ -94,6 +94,27 @@ TEST_CASE("matmul agrees with the triple loop, batched and broadcast") {
   CHECK(worst <= 1.0);
 }
 
+TEST_CASE("matmul computes each element from its own row and column only: equal rows or columns give bit-identical results wherever they sit") {
+  // Attention's exact claims (equal tokens get equal weights, permuting tokens permutes the
+  // output) need this of the product itself, whatever the sizes and wherever the rows fall.
+  Generator gen(12);
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::int64_t n = gen.randint(2, trial < 290 ? 60 : 400), k = gen.randint(1, trial < 290 ? 60 : 400),
+                       m = gen.randint(2, trial < 290 ? 60 : 400);
+    Tensor a = randn({n, k}, gen), b = randn({k, m}, gen);
+    const std::int64_t r0 = gen.randint(0, n), r1 = gen.randint(0, n), c0 = gen.randint(0, m), c1 = gen.randint(0, m);
+    std::copy_n(a.data() + r0 * k, k, a.data() + r1 * k);                             // row r1 := row r0
+    for (std::int64_t i = 0; i < k; ++i) b.data()[i * m + c1] = b.data()[i * m + c0];  // column c1 := column c0
+    const Tensor c = matmul(a, b);
+    CHECK(test::identical(select(c, 0, r0), select(c, 0, r1)));
+    CHECK(test::identical(select(c, 1, c0), select(c, 1, c1)));
+    // And a permutation of the rows of a permutes the rows of the product, bit for bit.
+    const Tensor p = reshape(randperm(n, gen), {n, 1});
+    auto rows_by = [&](std::int64_t width) { return to(p * ones({1, width}), DType::Int64); };  // [n, width]: row i picks row p[i]
+    CHECK(test::identical(matmul(gather(a, 0, rows_by(k)), b), gather(c, 0, rows_by(m))));
+  }
+}
+
 TEST_CASE("matmul treats a 1-D operand as a row on the left and a column on the right, as torch") {
   const Tensor m = tensor({{1, 2}, {3, 4}}), v = tensor({1, 10});
   CHECK(test::identical(matmul(v, v), scalar_tensor(101)));

@@ -11,25 +11,17 @@
 
 #include <doctest/doctest.h>
 
-#include <cmath>
-#include <fstream>
 #include <functional>
 #include <map>
-#include <sstream>
 
 #include <litgrad/litgrad.hpp>
+
+#include "helpers.hpp"
+#include "reference_file.hpp"
 
 using namespace litgrad;
 
 namespace {
-
-struct Case {
-  std::vector<std::string> input_names;
-  std::vector<Tensor> inputs;
-  Shape output_shape;
-  std::vector<double> output;
-  std::map<std::string, std::vector<double>> grads;
-};
 
 // The same expressions as make_torch_reference.py, by name; `in` holds the inputs in file order.
 using Expr = std::function<Tensor(const std::vector<Tensor>& in)>;
@@ -52,73 +44,29 @@ const std::map<std::string, Expr>& expressions() {
   return e;
 }
 
-std::vector<double> numbers(std::istringstream& s) {
-  std::vector<double> v;
-  std::string word;
-  while (s >> word) v.push_back(std::stod(word));
-  return v;
-}
 
-std::map<std::string, Case> read_reference() {
-  std::ifstream file(LITGRAD_TEST_DATA_DIR "/torch_composites.txt");
-  REQUIRE_MESSAGE(file.good(), "missing " LITGRAD_TEST_DATA_DIR "/torch_composites.txt");
-  std::map<std::string, Case> cases;
-  Case* current = nullptr;
-  std::string line;
-  while (std::getline(file, line)) {
-    std::istringstream s(line);
-    std::string kind, name, word;
-    s >> kind;
-    if (kind == "case") {
-      s >> name;
-      current = &cases[name];
-    } else if (kind == "input" || kind == "output") {
-      std::string dtype = "f";
-      if (kind == "input") s >> name >> dtype;
-      Shape shape;
-      while (s >> word && word != ":") shape.push_back(std::stoll(word));
-      const std::vector<double> values = numbers(s);
-      if (kind == "output") {
-        current->output_shape = shape;
-        current->output = values;
-      } else {
-        const DType t = dtype == "f" ? DType::Float64 : dtype == "i" ? DType::Int64 : DType::Bool;
-        Tensor x = tensor(values, shape, t);
-        if (t == DType::Float64) x.requires_grad_();
-        current->input_names.push_back(name);
-        current->inputs.push_back(x);
-      }
-    } else if (kind == "grad") {
-      s >> name >> word;
-      current->grads[name] = numbers(s);
-    }
-  }
-  return cases;
-}
-
-double worst_relative(const double* a, const std::vector<double>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < b.size(); ++i) worst = std::max(worst, std::fabs(a[i] - b[i]) / std::max(1.0, std::fabs(b[i])));
-  return worst;
-}
 
 }  // namespace
 
 TEST_CASE("composite expressions agree with PyTorch to 1e-12 in value and in every gradient") {
-  const auto cases = read_reference();
+  const auto cases = test::read_reference_file("torch_composites.txt");
   REQUIRE(cases.size() == expressions().size());
-  for (const auto& [name, c] : cases) {
-    CAPTURE(name);
-    REQUIRE(expressions().count(name) == 1);
-    const Tensor y = expressions().at(name)(c.inputs);
-    REQUIRE(y.shape() == c.output_shape);
-    CHECK(worst_relative(y.data(), c.output) <= 1e-12);
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    REQUIRE(expressions().count(c.name) == 1);
+    std::vector<Tensor> inputs;
+    for (const auto& t : c.tensors)
+      if (t.role == "input") inputs.push_back(t.value.dtype() == DType::Float64 ? t.value.detach().requires_grad_() : t.value);
+    const Tensor y = expressions().at(c.name)(inputs);
+    CHECK(test::relative_error(y, c.get("output", "y")) <= 1e-12);
     sum(y * y).backward();
-    for (std::size_t k = 0; k < c.inputs.size(); ++k) {
-      if (c.inputs[k].dtype() != DType::Float64) continue;
-      CAPTURE(c.input_names[k]);
-      REQUIRE(c.inputs[k].grad().defined());
-      CHECK(worst_relative(c.inputs[k].grad().data(), c.grads.at(c.input_names[k])) <= 1e-12);
+    std::size_t k = 0;
+    for (const auto& t : c.tensors) {
+      if (t.role != "input") continue;
+      const Tensor x = inputs[k++];
+      if (x.dtype() != DType::Float64) continue;
+      CAPTURE(t.name);
+      CHECK(test::relative_error(x.grad(), c.get("grad", t.name)) <= 1e-12);
     }
   }
 }

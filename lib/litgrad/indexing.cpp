@@ -117,6 +117,9 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
     if (a != b)
       throw ShapeError("cat: shapes " + to_string(first.shape()) + " and " + to_string(t.shape()) +
                        " differ outside dimension " + std::to_string(d));
+    if (t.dtype() != first.dtype())
+      throw ValueError(std::string("cat: tensors of different dtypes, ") + to_string(first.dtype()) + " and " +
+                       to_string(t.dtype()));
     out[d] += t.shape()[d];
   }
   const Split so = split_at(out, d);

@@ -2,6 +2,9 @@
 
 #include "litgrad/matmul.hpp"
 
+// Always Eigen's blocked GEMM, never its coefficient-by-coefficient path for small products,
+// whose order of additions depends on memory alignment (see batched_gemm below).
+#define EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 0
 #include <Eigen/Core>
 
 #include "litgrad/detail/broadcast.hpp"
@@ -14,12 +17,31 @@ namespace litgrad {
 
 namespace {
 
-using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMap = Eigen::Map<const RowMajorMatrix>;
+using ColMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
 
 Shape batch_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end() - 2); }
 std::int64_t rows(const Tensor& t) { return t.shape()[t.dim() - 2]; }
 std::int64_t cols(const Tensor& t) { return t.shape()[t.dim() - 1]; }
+
+// Eigen's GEMM computes a tile of mr x nr results at a time, and the tiles at the edges go
+// through other code that adds in another order. So, left alone, two equal rows of A could
+// give products that differ in the last bit, depending on where they sit. litgrad promises
+// more: every element of a product depends only on its row of A and its column of B, so equal
+// inputs give bit-identical outputs wherever they are (the book's claims test exactly that).
+// We therefore hand Eigen operands padded with zeros to whole tiles, so that every element is
+// computed by the same kernel, and copy the product out.
+constexpr Eigen::Index kTileRows = Eigen::internal::gebp_traits<double, double>::mr;
+constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>::nr;
+Eigen::Index round_up(Eigen::Index n, Eigen::Index to) { return (n + to - 1) / to * to; }
+
+// The row-major r x c matrix at `src` (transposed first if asked) into the top-left corner of
+// `dst`, a zeroed column-major matrix of at least that size.
+void pack(const double* src, std::int64_t r, std::int64_t c, bool transposed, ColMajorMatrix& dst) {
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Map<const RowMajor> m(src, r, c);
+  if (transposed) dst.topLeftCorner(c, r) = m.transpose();
+  else dst.topLeftCorner(r, c) = m;
+}
 
 // C[c] += op(A[a]) op(B[b]) for every index of `batch`, where op transposes when asked and
 // the batch shapes of C, A and B each broadcast to `batch`. Accumulating into C is what sums a
@@ -27,17 +49,18 @@ std::int64_t cols(const Tensor& t) { return t.shape()[t.dim() - 1]; }
 // A: [..., r, c], B: [..., r, c], C: [..., n, m] with n, m the sizes of the product.
 void batched_gemm(const Shape& batch, Tensor& C, const Tensor& A, bool ta, const Tensor& B, bool tb) {
   const Shape cb = batch_of(C), ab = batch_of(A), bb = batch_of(B);
-  const std::int64_t cs = rows(C) * cols(C), as = rows(A) * cols(A), bs = rows(B) * cols(B);
-  auto body = [&](std::int64_t, const auto& o) {
-    Eigen::Map<RowMajorMatrix> c(C.data() + o[0] * cs, rows(C), cols(C));
-    ConstMap a(A.data() + o[1] * as, rows(A), cols(A));
-    ConstMap b(B.data() + o[2] * bs, rows(B), cols(B));
-    if (!ta && !tb) c.noalias() += a * b;
-    else if (ta && !tb) c.noalias() += a.transpose() * b;
-    else if (!ta && tb) c.noalias() += a * b.transpose();
-    else c.noalias() += a.transpose() * b.transpose();
-  };
-  detail::for_each_broadcast<3>(batch, {&cb, &ab, &bb}, body);
+  const std::int64_t n = rows(C), m = cols(C), k = ta ? rows(A) : cols(A);
+  const std::int64_t cs = n * m, as = rows(A) * cols(A), bs = rows(B) * cols(B);
+  ColMajorMatrix a = ColMajorMatrix::Zero(round_up(n, kTileRows), k), b = ColMajorMatrix::Zero(k, round_up(m, kTileCols));
+  ColMajorMatrix product(a.rows(), b.cols());
+  detail::for_each_broadcast<3>(batch, {&cb, &ab, &bb}, [&](std::int64_t, const auto& o) {
+    pack(A.data() + o[1] * as, rows(A), cols(A), ta, a);
+    pack(B.data() + o[2] * bs, rows(B), cols(B), tb, b);
+    product.noalias() = a * b;
+    double* c = C.data() + o[0] * cs;
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < m; ++j) c[i * m + j] += product(i, j);
+  });
 }
 
 // a: [..., n, k], b: [..., k, m], both at least 2-D; result: [broadcast(...), n, m].

@@ -5,15 +5,14 @@ PyTorch in double precision, for test_torch_reference.cpp to compare litgrad aga
 Run with Debian's Python and python3-torch (1.13):  /usr/bin/python3 make_torch_reference.py
 The test reads only the text file, so it runs without torch installed.
 
-File format, one record per line:
-  case NAME
-  input NAME DTYPE SHAPE... : VALUES...      (DTYPE is f for Float64, i for Int64, b for Bool)
-  output SHAPE... : VALUES...
-  grad NAME : VALUES...                      (of sum(output * output) with respect to input NAME)
+The format is reference_format.py's; roles: input, output, and grad (the gradient of
+sum(output * output) with respect to the input of the same name).
 """
 import os
 
 import torch
+
+from reference_format import tensor_line, write
 
 torch.set_default_dtype(torch.float64)
 gen = torch.Generator().manual_seed(20261129)
@@ -69,30 +68,22 @@ CASES = {
 }
 
 
-def fmt(t):
-    return " ".join(repr(float(v)) for v in t.detach().reshape(-1).tolist())
-
-
 def main():
     out = []
     for name, (inputs, fn) in CASES.items():
         out.append(f"case {name}")
         for key, t in inputs.items():
-            dtype = {torch.float64: "f", torch.int64: "i", torch.bool: "b"}[t.dtype]
-            if dtype == "f":
+            if t.dtype == torch.float64:
                 t.requires_grad_(True)
-            shape = " ".join(str(s) for s in t.shape)
-            out.append(f"input {key} {dtype} {shape} : {fmt(t.double())}".replace("  :", " :"))
+            out.append(tensor_line("input", key, t))
         y = fn(**inputs)
         (y * y).sum().backward()
-        out.append(f"output {' '.join(str(s) for s in y.shape)} : {fmt(y)}".replace("  :", " :"))
+        out.append(tensor_line("output", "y", y))
         for key, t in inputs.items():
             if t.dtype == torch.float64:
-                out.append(f"grad {key} : {fmt(t.grad)}")
+                out.append(tensor_line("grad", key, t.grad))
     here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "torch_composites.txt"), "w") as f:
-        f.write(f"# Written by make_torch_reference.py with torch {torch.__version__}; do not edit.\n")
-        f.write("\n".join(out) + "\n")
+    write(os.path.join(here, "torch_composites.txt"), os.path.basename(__file__), out)
 
 
 if __name__ == "__main__":

@@ -19,4 +19,8 @@ void uniform_(Tensor& t, double low, double high, Generator& gen = default_gener
 /// weight `[fan_out, fan_in]`. \throws ShapeError for fewer than 2 dimensions.
 void xavier_uniform_(Tensor& t, double gain = 1.0, Generator& gen = default_generator());
 
+/// \brief Glorot and Bengio's normal: standard deviation `gain * sqrt(2 / (fan_in + fan_out))`,
+/// fans as xavier_uniform_(). \throws ShapeError for fewer than 2 dimensions.
+void xavier_normal_(Tensor& t, double gain = 1.0, Generator& gen = default_generator());
+
 }  // namespace litgrad::nn::init

@@ -26,13 +26,23 @@ Linear::Linear(std::int64_t in, std::int64_t out, bool with_bias, Generator& gen
   }
 }
 
-// x: [..., in]; result: [..., out].
+// x: [..., in]; weight: [out, in]; bias: [out]; result: [..., out].
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  if (weight.dim() != 2 || x.dim() == 0 || x.size(-1) != weight.size(1))
+    throw ShapeError("linear: input of shape " + to_string(x.shape()) + " does not fit weight of shape " +
+                     to_string(weight.shape()) + " (the input must end in the weight's second size)");
+  if (bias.defined() && bias.shape() != Shape{weight.size(0)})
+    throw ShapeError("linear: bias of shape " + to_string(bias.shape()) + " for weight of shape " +
+                     to_string(weight.shape()) + " (expected [" + std::to_string(weight.size(0)) + "])");
+  const Tensor y = matmul(x, transpose(weight, 0, 1));
+  return bias.defined() ? y + bias : y;
+}
+
 Tensor Linear::forward(const Tensor& x) const {
   if (x.dim() == 0 || x.size(-1) != in_features)
     throw ShapeError("Linear: input of shape " + to_string(x.shape()) + " does not end in in_features=" +
                      std::to_string(in_features));
-  const Tensor y = matmul(x, transpose(weight, 0, 1));
-  return bias.defined() ? y + bias : y;
+  return linear(x, weight, bias);
 }
 
 std::string Linear::extra_repr() const {

@@ -9,6 +9,12 @@
 
 namespace litgrad::nn {
 
+/// \brief `x Wᵀ + b` over the last dimension, as `torch.nn.functional.linear`.
+///
+/// Shapes: x `[..., in]`, weight `[out, in]`, bias `[out]` or undefined; result `[..., out]`.
+/// \throws ShapeError when x does not end in `in` or the bias is not `[out]`.
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+
 /// \brief An affine map applied to the last dimension: `[..., in_features] -> [..., out_features]`.
 ///
 /// `weight` is `[out_features, in_features]` and `bias` `[out_features]`, both uniform in

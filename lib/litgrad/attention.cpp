@@ -1,0 +1,70 @@
+#include "litgrad/attention.hpp"
+
+#include <cmath>
+
+#include "litgrad/dropout.hpp"
+#include "litgrad/elementwise.hpp"
+#include "litgrad/error.hpp"
+#include "litgrad/matmul.hpp"
+#include "litgrad/reshaping.hpp"
+#include "litgrad/softmax.hpp"
+
+namespace litgrad {
+
+Tensor generate_square_subsequent_mask(std::int64_t n) {
+  if (n < 0) throw ValueError("generate_square_subsequent_mask: size must be non-negative, got " + std::to_string(n));
+  Tensor mask = zeros({n, n});
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = i + 1; j < n; ++j) mask.data()[i * n + j] = -INFINITY;
+  return mask;
+}
+
+// query: [..., L, E]; key: [..., S, E]; value: [..., S, Ev]; mask: broadcasts to [..., L, S].
+// output: [..., L, Ev]; weights: [..., L, S].
+AttentionOutput scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                             const Tensor& attn_mask, double dropout_p, bool is_causal,
+                                             Generator& gen) {
+  const char* op = "scaled_dot_product_attention";
+  if (query.dim() < 2 || key.dim() < 2 || value.dim() < 2)
+    throw ShapeError(std::string(op) + ": query, key and value need at least 2 dimensions, got " +
+                     to_string(query.shape()) + ", " + to_string(key.shape()) + ", " + to_string(value.shape()));
+  if (query.size(-1) != key.size(-1))
+    throw ShapeError(std::string(op) + ": query of shape " + to_string(query.shape()) + " and key of shape " +
+                     to_string(key.shape()) + " differ in their last (embedding) dimension");
+  if (key.size(-2) != value.size(-2))
+    throw ShapeError(std::string(op) + ": key of shape " + to_string(key.shape()) + " and value of shape " +
+                     to_string(value.shape()) + " differ in length");
+  if (is_causal && attn_mask.defined())
+    throw ValueError(std::string(op) + ": pass either attn_mask or is_causal, not both");
+  if (attn_mask.defined() && attn_mask.dtype() == DType::Int64)
+    throw ValueError(std::string(op) + ": attn_mask must be Bool or Float64, got Int64");
+
+  // The mask as numbers to add: Bool true ("may attend") -> 0, false -> -inf.
+  Tensor additive;
+  if (is_causal) {
+    additive = zeros({query.size(-2), key.size(-2)});  // query i sees keys 0..i
+    for (std::int64_t i = 0; i < additive.size(0); ++i)
+      for (std::int64_t j = i + 1; j < additive.size(1); ++j) additive.data()[i * additive.size(1) + j] = -INFINITY;
+  } else if (attn_mask.defined()) {
+    additive = attn_mask.dtype() == DType::Bool ? masked_fill(zeros(attn_mask.shape()), logical_not(attn_mask), -INFINITY)
+                                                : attn_mask;
+  }
+  const Tensor scores = matmul(query / std::sqrt(static_cast<double>(query.size(-1))), transpose(key, -2, -1));
+  Tensor masked = scores;
+  if (additive.defined()) {
+    bool fits;
+    try {
+      fits = broadcast_shapes(op, scores.shape(), additive.shape()) == scores.shape();
+    } catch (const ShapeError&) {
+      fits = false;
+    }
+    if (!fits)
+      throw ShapeError(std::string(op) + ": attn_mask of shape " + to_string(additive.shape()) +
+                       " does not broadcast to the scores' shape " + to_string(scores.shape()));
+    masked = scores + additive;
+  }
+  const Tensor weights = dropout(softmax(masked, -1), dropout_p, dropout_p > 0, gen);
+  return {matmul(weights, value), weights};
+}
+
+}  // namespace litgrad

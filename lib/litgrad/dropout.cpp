@@ -1,0 +1,18 @@
+#include "litgrad/dropout.hpp"
+
+#include "litgrad/elementwise.hpp"
+#include "litgrad/error.hpp"
+
+namespace litgrad {
+
+// x: any shape; result: x's shape. Derived from mul, so its gradient needs no code of its own.
+Tensor dropout(const Tensor& x, double p, bool training, Generator& gen) {
+  if (!(p >= 0 && p <= 1)) throw ValueError("dropout: probability must be between 0 and 1, got " + std::to_string(p));
+  if (!training || p == 0) return x;
+  if (p == 1) return x * zeros(x.shape());  // everything dropped, as torch
+  Tensor keep = rand(x.shape(), gen);
+  for (std::int64_t i = 0; i < keep.numel(); ++i) keep.data()[i] = keep.data()[i] < p ? 0.0 : 1.0 / (1.0 - p);
+  return x * keep;
+}
+
+}  // namespace litgrad
