@@ -26,6 +26,7 @@ TEST_CASE("arithmetic broadcasts by torch's rule") {
 TEST_CASE("the elementwise functions compute what their names say") {
   const Tensor x = tensor({-1, 0, 2});
   CHECK(test::identical(relu(x), tensor({0, 0, 2})));
+  CHECK(test::identical(abs(x), tensor({1, 0, 2})));
   CHECK(test::identical(pow(x, 2.0), tensor({1, 0, 4})));
   CHECK(test::identical(neg(x), tensor({1, -0.0, -2})));
   for (std::int64_t i = 0; i < 3; ++i) {

@@ -128,6 +128,11 @@ Tensor sigmoid(const Tensor& x) {
                [](double, double y, double g) { return g * y * (1 - y); });  // σ(1-σ)
 }
 
+Tensor abs(const Tensor& x) {
+  return unary("abs", x, [](double v) { return std::fabs(v); },
+               [](double v, double, double g) { return v > 0 ? g : v < 0 ? -g : 0.0; });  // sign(x)
+}
+
 Tensor relu(const Tensor& x) {
   return unary("relu", x, [](double v) { return v > 0 ? v : 0.0; },
                [](double v, double, double g) { return v > 0 ? g : 0.0; });

@@ -37,6 +37,8 @@ Tensor log(const Tensor& x);
 Tensor tanh(const Tensor& x);
 /// \brief `1 / (1 + e^-x)`.
 Tensor sigmoid(const Tensor& x);
+/// \brief `|x|`; its gradient at exactly 0 is taken as 0, as torch.
+Tensor abs(const Tensor& x);
 /// \brief `max(x, 0)`; its gradient at exactly 0 is taken as 0, as torch.
 Tensor relu(const Tensor& x);
 /// \brief Sine.

@@ -1,0 +1,71 @@
+#pragma once
+/// \file book/chapter.hpp
+/// \brief What a chapter uses to speak: its printed account, its measured numbers and its
+/// figures' data.
+///
+/// A chapter is one C++ file of doctest cases, each named as the claim it proves. Linked with
+/// `litgrad::book_main` it becomes a program that runs its claims, prints an account of them
+/// (what the claims wrote with out(), each claim's verdict and measured numbers, and a last
+/// line counting the claims that held) and, with `--emit DIR`, writes the account, the claims
+/// and the figures' data into DIR for the book's pages.
+
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "litgrad/book/json.hpp"
+#include "litgrad/tensor.hpp"
+
+namespace litgrad::book {
+
+/// \brief The chapter's account: what is written here is printed, and kept with the claim
+/// being checked for the book's page.
+std::ostream& out();
+
+/// \brief Records a number the claim now being checked has measured, so that the book can
+/// show it next to the claim; also prints `  measured: name = value`.
+void measured(const std::string& name, double value);
+
+/// \brief Records the data of a figure; `--emit DIR` writes it to `DIR/<name>.json`, from
+/// which the book draws the figure. \throws ValueError for a name that is not a plain word
+/// (letters, digits, `_` and `-`).
+void figure(const std::string& name, const Json& data);
+
+/// \brief A matrix as a text table with labelled rows and columns, for out().
+/// \throws ShapeError unless \p m is 2-D with as many rows and columns as labels.
+std::string table(const Tensor& m, const std::vector<std::string>& row_labels,
+                  const std::vector<std::string>& column_labels, int decimals = 3);
+
+/// \cond INTERNAL
+namespace detail {
+
+// One claim: its test case, where it is, its verdict, what it measured and printed.
+struct Claim {
+  std::string name, file;
+  int line = 0;
+  bool passed = false;
+  std::vector<std::pair<std::string, double>> measured;
+  std::string output;
+};
+
+// The chapter program's command line: --emit DIR, --help, and doctest's own options.
+struct Options {
+  std::string emit_dir;
+  bool help = false;
+  std::vector<std::string> doctest_args;  // passed on to doctest (filters, reporters, ...)
+};
+
+Options parse_arguments(int argc, const char* const* argv);  // throws ValueError with a usage line
+std::string usage(const std::string& program);
+
+void begin_claim(const std::string& name, const std::string& file, int line);
+void end_claim(bool passed);
+const std::vector<Claim>& claims();
+std::string summary_line();            // "12 claims checked, 12 held."
+void write_emitted(const std::string& dir);  // output.txt, claims.json, <figure>.json
+
+}  // namespace detail
+/// \endcond
+
+}  // namespace litgrad::book

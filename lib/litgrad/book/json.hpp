@@ -1,0 +1,67 @@
+#pragma once
+/// \file book/json.hpp
+/// \brief A small JSON writer for the data chapters emit for the book's figures and pages.
+///
+/// Objects keep their keys in insertion order and numbers print with 17 significant digits,
+/// so the same data always give the same bytes. Non-finite numbers print as `NaN`,
+/// `Infinity` and `-Infinity`, which Python's `json` module reads.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "litgrad/tensor.hpp"
+
+namespace litgrad::book {
+
+/// \brief A JSON value: null, a number, a string, a boolean, an array or an object.
+///
+/// \code
+/// Json fig = Json::object().set("title", "weights").set("values", Json::from(w));
+/// std::string text = fig.dump();
+/// \endcode
+class Json {
+ public:
+  /// \brief null.
+  Json() = default;
+  /// \brief A number.
+  Json(double number);
+  /// \brief A number.
+  Json(int number) : Json(static_cast<double>(number)) {}
+  /// \brief A number.
+  Json(std::int64_t number) : Json(static_cast<double>(number)) {}
+  /// \brief A string.
+  Json(const char* text);
+  /// \brief A string.
+  Json(std::string text);
+  /// \brief An empty array.
+  static Json array();
+  /// \brief An empty object.
+  static Json object();
+  /// \brief true or false.
+  static Json boolean(bool value);
+  /// \brief A tensor as nested arrays of numbers (a scalar as a number).
+  static Json from(const Tensor& t);
+  /// \brief An array of numbers.
+  static Json from(const std::vector<double>& values);
+  /// \brief An array of strings.
+  static Json from(const std::vector<std::string>& values);
+
+  /// \brief Appends to an array; returns `*this`. \throws ValueError if this is not an array.
+  Json& push(Json value);
+  /// \brief Sets a key of an object (replacing an earlier value); returns `*this`.
+  /// \throws ValueError if this is not an object.
+  Json& set(const std::string& key, Json value);
+  /// \brief The JSON text, compact.
+  std::string dump() const;
+
+ private:
+  enum class Kind { Null, Number, String, Bool, Array, Object } kind_ = Kind::Null;
+  double number_ = 0;
+  std::string text_;
+  std::vector<Json> items_;
+  std::vector<std::pair<std::string, Json>> fields_;
+  void dump_to(std::string& out) const;
+};
+
+}  // namespace litgrad::book

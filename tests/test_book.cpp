@@ -1,0 +1,50 @@
+// The book's support for chapters: JSON for figures, tables for the account, the command line.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include <litgrad/book/chapter.hpp>
+#include <litgrad/book/json.hpp>
+#include <litgrad/litgrad.hpp>
+
+using namespace litgrad;
+using book::Json;
+
+TEST_CASE("Json writes numbers exactly, keeps key order, escapes strings and writes non-finite numbers as Python reads them") {
+  CHECK(Json(0.1).dump() == "0.10000000000000001");
+  CHECK(Json(3).dump() == "3");
+  CHECK(Json(NAN).dump() == "NaN");
+  CHECK(Json(-INFINITY).dump() == "-Infinity");
+  CHECK(Json("a \"b\"\n").dump() == R"("a \"b\"\n")");
+  CHECK(Json::object().set("z", 1).set("a", Json::boolean(true)).set("z", 2).dump() == R"({"z":2,"a":true})");
+  CHECK(Json::from(tensor({{1, 2}, {3, 4}})).dump() == "[[1,2],[3,4]]");
+  CHECK(Json::from(std::vector<std::string>{"the", "cat"}).dump() == R"(["the","cat"])");
+  CHECK(Json().dump() == "null");
+  CHECK_THROWS_WITH_AS(Json(1).push(2), "Json::push: not an array", ValueError);
+}
+
+TEST_CASE("a table labels its rows and columns and aligns the numbers, leaving room for a sign") {
+  CHECK(book::table(tensor({{1, -0.5}, {0.25, 0}}), {"a", "bb"}, {"x", "y"}, 2) ==
+        "        x      y\n"
+        "a    1.00  -0.50\n"
+        "bb   0.25   0.00\n");
+  CHECK_THROWS_AS(book::table(ones({2, 2}), {"a"}, {"x", "y"}), ShapeError);
+}
+
+TEST_CASE("a chapter's command line takes --emit DIR and doctest's options, and rejects anything else with a usage line") {
+  const char* good[] = {"08_attention", "--emit", "out", "--test-case=x", "-ltc", "--dt-no-colors=true"};
+  const auto o = book::detail::parse_arguments(6, good);
+  CHECK(o.emit_dir == "out");
+  CHECK(o.doctest_args == std::vector<std::string>{"--test-case=x", "-ltc", "--dt-no-colors=true"});
+  const char* bad[] = {"08_attention", "--emitt", "out"};
+  CHECK_THROWS_WITH_AS(book::detail::parse_arguments(3, bad), doctest::Contains("unknown option '--emitt'\nusage: 08_attention [--emit DIR]"), ValueError);
+  const char* missing[] = {"08_attention", "--emit"};
+  CHECK_THROWS_WITH_AS(book::detail::parse_arguments(2, missing), doctest::Contains("--emit needs a directory"), ValueError);
+  const char* stray[] = {"08_attention", "extra"};
+  CHECK_THROWS_WITH_AS(book::detail::parse_arguments(2, stray), doctest::Contains("unknown option 'extra'"), ValueError);
+}
+
+TEST_CASE("figure names must be plain words, since they become file names") {
+  CHECK_THROWS_WITH_AS(book::figure("../x", Json()), "figure: name '../x' must be letters, digits, '_' and '-' only", ValueError);
+}
