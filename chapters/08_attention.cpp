@@ -26,6 +26,7 @@
 #include <vector>
 
 #include <litgrad/book/chapter.hpp>
+#include <litgrad/book/figures.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
@@ -96,10 +97,7 @@ SelfAttention attend(const Tensor& X) {
 TEST_CASE("each row of the attention weights is a probability distribution") {
   const SelfAttention a = attend(sentence_embeddings());
   out() << book::table(a.weights, kWords, kWords);
-  book::figure("sentence_weights", book::Json::object()
-                                       .set("rows", book::Json::from(kWords))
-                                       .set("columns", book::Json::from(kWords))
-                                       .set("weights", book::Json::from(a.weights)));
+  book::figure("sentence_weights", book::heatmap(a.weights, kWords, kWords, "attends to (key)", "token (query)"));
   double worst = 0;
   for (std::int64_t i = 0; i < 6; ++i) {
     double total = 0;
@@ -351,9 +349,7 @@ const FlagRun& flag_run(FlagModel kind, std::uint64_t seed) {
   return cache[key] = run;
 }
 
-book::Json curve(const Training& t) {
-  return book::Json::object().set("steps", book::Json::from(t.steps)).set("error", book::Json::from(t.test_error));
-}
+book::Json curve(const std::string& label, const Training& t) { return book::series(label, t.steps, t.test_error); }
 
 void report_flag_model(const char* name, FlagModel kind, const char* measured_name) {
   double worst = kind == FlagModel::LearnedQuery ? 0.0 : INFINITY;
@@ -408,13 +404,21 @@ TEST_CASE("one learned query drives the error below 1% of the variance and puts 
   }
   book::measured("lowest mean weight on the flag over seeds", lowest_weight);
   const FlagRun& shown = flag_run(FlagModel::LearnedQuery, kSeeds[0]);
-  book::figure("flag_training", book::Json::object()
-                                    .set("linear", curve(flag_run(FlagModel::Linear, kSeeds[0]).training))
-                                    .set("uniform average + MLP", curve(flag_run(FlagModel::UniformAverage, kSeeds[0]).training))
-                                    .set("learned query", curve(shown.training)));
-  book::figure("flag_weights", book::Json::object()
-                                   .set("weights", book::Json::from(shown.example_weights))
-                                   .set("flag_positions", book::Json::from(shown.example_flags)));
+  book::figure("flag_training",
+               book::line_plot("training step", "test error / s²",
+                               {curve("linear", flag_run(FlagModel::Linear, kSeeds[0]).training),
+                                curve("uniform average + MLP", flag_run(FlagModel::UniformAverage, kSeeds[0]).training),
+                                curve("learned query", shown.training)},
+                               true));
+  std::vector<std::string> examples, positions;
+  book::Json flagged = book::Json::array();
+  for (std::int64_t i = 0; i < shown.example_flags.numel(); ++i) {
+    examples.push_back("example " + std::to_string(i + 1));
+    flagged.push(book::Json::array().push(i).push(shown.example_flags.at({i})));
+  }
+  for (std::int64_t t = 0; t < kPositions; ++t) positions.push_back(std::to_string(t));
+  book::figure("flag_weights", book::heatmap(shown.example_weights, examples, positions, "position", "test example")
+                                   .set("outline", flagged));
 }
 
 // %% 3 · The same thing, packaged
@@ -544,9 +548,11 @@ TEST_CASE("the causal mask puts -inf strictly above the diagonal, so each positi
       for (std::int64_t j = i + 1; j < L; ++j, ++above) zero += w.at({0, h, i, j}) == 0.0;
   CHECK(zero == above);
   out() << "head 0:\n" << book::table(select(select(w, 0, 0), 0, 0), kWords, kWords);
-  book::figure("causal_weights", book::Json::object()
-                                     .set("tokens", book::Json::from(kWords))
-                                     .set("weights", book::Json::from(select(w, 0, 0))));
+  std::vector<book::Json> heads;
+  for (std::int64_t h = 0; h < 2; ++h)
+    heads.push_back(book::heatmap(select(select(w, 0, 0), 0, h), kWords, kWords, "attends to (key)", "token (query)")
+                        .set("title", "head " + std::to_string(h)));
+  book::figure("causal_weights", book::side_by_side(heads));
 }
 
 // %%
@@ -648,10 +654,13 @@ TEST_CASE("softmax of -inf is exactly 0, while a very negative mask leaks a tiny
   book::measured("largest relative difference between the loss curves", worst);
   CHECK(worst < 1e-6);
   CHECK(worst > 0.0);  // the curves are not identical: the leak is real, just invisible
-  book::figure("mask_leak", book::Json::object()
-                                .set("mask_values", book::Json::from(values))
-                                .set("leak", book::Json::from(leaks))
-                                .set("leak_with_minus_infinity", leak(-INFINITY)));
+  std::vector<double> shown_values, shown_leaks;  // a log scale shows only the nonzero leaks
+  for (std::size_t i = 0; i < leaks.size(); ++i)
+    if (leaks[i] > 0) shown_values.push_back(values[i]), shown_leaks.push_back(leaks[i]);
+  book::figure("mask_leak", book::line_plot("mask value m above the diagonal", "weight leaked to a later position",
+                                            {book::series("finite mask m", shown_values, shown_leaks)}, true)
+                                .set("note", "m = -inf: weight exactly 0 (and so for every m below " +
+                                                 std::to_string(static_cast<int>(underflow_at) + 5) + ")"));
 }
 
 // %% 4 · Attention does not know what order anything is in
@@ -805,9 +814,13 @@ TEST_CASE("the sinusoidal encoding has constant norm per frequency pair") {
     }
   book::measured("largest |sin² + cos² - 1|", worst);
   CHECK(worst <= 4e-16);  // two products and a sum, each rounded by at most u = 1.1e-16
-  book::figure("encodings", book::Json::object()
-                                .set("ramp", book::Json::from(ramp_positional_encoding(kPositions)))
-                                .set("sinusoid", book::Json::from(pe)));
+  std::vector<std::string> positions, ramp_feature{"t/7"}, sin_features;
+  for (std::int64_t t = 0; t < kPositions; ++t) positions.push_back(std::to_string(t));
+  for (std::int64_t i = 0; i < 4; ++i) sin_features.push_back("sin " + std::to_string(i)), sin_features.push_back("cos " + std::to_string(i));
+  book::figure("encodings", book::side_by_side(
+                                {book::heatmap(ramp_positional_encoding(kPositions), positions, ramp_feature, "feature", "position")
+                                     .set("title", "ramp"),
+                                 book::heatmap(pe, positions, sin_features, "feature", "position").set("title", "sinusoids")}));
 }
 
 // %%
@@ -854,13 +867,19 @@ TEST_CASE("with the sinusoids, training drives the error below 1% of the varianc
   book::measured("highest test error / s² over seeds", highest);
   book::measured("lowest mean weight on position 2 over seeds", lowest_weight);
   const std::uint64_t shown = kSeeds[0];
-  book::figure("position_training", book::Json::object()
-                                        .set("no position", curve(position_run(Encoding::None, shown).training))
-                                        .set("ramp", curve(position_run(Encoding::Ramp, shown).training))
-                                        .set("sinusoid", curve(position_run(Encoding::Sinusoid, shown).training)));
-  book::figure("position_weights", book::Json::object()
-                                       .set("ramp", book::Json::from(position_run(Encoding::Ramp, shown).mean_weights))
-                                       .set("sinusoid", book::Json::from(position_run(Encoding::Sinusoid, shown).mean_weights)));
+  book::figure("position_training",
+               book::line_plot("training step", "test error / s²",
+                               {curve("no position", position_run(Encoding::None, shown).training),
+                                curve("ramp", position_run(Encoding::Ramp, shown).training),
+                                curve("sinusoids", position_run(Encoding::Sinusoid, shown).training)},
+                               true));
+  std::vector<std::string> positions;
+  std::vector<double> index;
+  for (std::int64_t t = 0; t < kPositions; ++t) positions.push_back(std::to_string(t)), index.push_back(t);
+  book::figure("position_weights",
+               book::bar_plot("position", "mean weight", positions,
+                              {book::series("ramp", index, position_run(Encoding::Ramp, shown).mean_weights.to_vector()),
+                               book::series("sinusoids", index, position_run(Encoding::Sinusoid, shown).mean_weights.to_vector())}));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@ namespace litgrad {
 
 /// \name Arithmetic (differentiable, broadcasting)
 ///@{
+
 /// \brief `a + b`. Shapes: broadcast(a, b).
 Tensor add(const Tensor& a, const Tensor& b);
 /// \brief `a - b`. Shapes: broadcast(a, b).
@@ -29,6 +30,7 @@ Tensor pow(const Tensor& x, double exponent);
 
 /// \name Functions (differentiable, same shape out as in)
 ///@{
+
 /// \brief e to the x.
 Tensor exp(const Tensor& x);
 /// \brief Natural logarithm; `-inf` at 0 and NaN below, as torch.
@@ -49,6 +51,7 @@ Tensor cos(const Tensor& x);
 
 /// \name Comparisons (not differentiable; Bool results, broadcasting)
 ///@{
+
 /// \brief `a == b`.
 Tensor eq(const Tensor& a, const Tensor& b);
 /// \brief `a != b`.
@@ -71,6 +74,7 @@ Tensor logical_or(const Tensor& a, const Tensor& b);
 
 /// \name Selecting
 ///@{
+
 /// \brief `condition ? a : b` elementwise; differentiable in `a` and `b`.
 ///
 /// Shapes: broadcast(condition, a, b). The gradient goes to `a` where the condition holds and
@@ -88,6 +92,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 /// \name Operators
 /// Shorthands for the functions above; a `double` operand acts as a 0-dimensional tensor.
 ///@{
+
 Tensor operator+(const Tensor& a, const Tensor& b);  ///< add(a, b)
 Tensor operator-(const Tensor& a, const Tensor& b);  ///< sub(a, b)
 Tensor operator*(const Tensor& a, const Tensor& b);  ///< mul(a, b)

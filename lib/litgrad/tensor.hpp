@@ -49,6 +49,7 @@ class Tensor {
 
   /// \name Shape and type
   ///@{
+
   /// \brief The sizes of the dimensions, outermost first.
   const Shape& shape() const;
   /// \brief The number of dimensions (0 for a scalar).
@@ -63,6 +64,7 @@ class Tensor {
 
   /// \name Data
   ///@{
+
   /// \brief The elements in row-major order.
   const double* data() const;
   /// \brief The elements in row-major order, writable. Writing here bypasses autograd: do it
@@ -78,6 +80,7 @@ class Tensor {
 
   /// \name Autograd
   ///@{
+
   /// \brief Whether gradients flow to or through this tensor.
   bool requires_grad() const;
   /// \brief Marks a leaf as a parameter (or stops marking it); returns `*this` for chaining.
@@ -124,6 +127,7 @@ class Tensor {
 
 /// \name Making tensors
 ///@{
+
 /// \brief A tensor of shape \p shape holding \p values in row-major order.
 /// \throws ShapeError when the counts differ; ValueError when an Int64 value is not an
 /// integer or a Bool value is not 0 or 1.

@@ -71,6 +71,9 @@ class MultiheadAttention : public Module {
                      Generator& gen = default_generator());
 
   /// \brief Attends from \p query to \p key and \p value; see the class description for shapes.
+  /// \param query `[L, N, E]` (`[N, L, E]` with batch_first, `[L, E]` unbatched): what attends.
+  /// \param key `[S, N, kdim]` (likewise): what the queries are compared with.
+  /// \param value `[S, N, vdim]` (likewise): what is averaged.
   /// \param key_padding_mask `[N, S]`: true (or `-inf`) marks keys to ignore, e.g. padding.
   /// \param need_weights also return the attention weights (otherwise `weights` is undefined).
   /// \param attn_mask `[L, S]` or `[N*H, L, S]`: true (or `-inf`) forbids a query-key pair.

@@ -1,0 +1,59 @@
+#include "litgrad/book/figures.hpp"
+
+#include "litgrad/error.hpp"
+
+namespace litgrad::book {
+
+namespace {
+Json array_of(const std::vector<Json>& items) {
+  Json a = Json::array();
+  for (const auto& item : items) a.push(item);
+  return a;
+}
+}  // namespace
+
+Json heatmap(const Tensor& values, const std::vector<std::string>& rows, const std::vector<std::string>& columns,
+             const std::string& xlabel, const std::string& ylabel) {
+  if (values.dim() != 2 || values.size(0) != static_cast<std::int64_t>(rows.size()) ||
+      values.size(1) != static_cast<std::int64_t>(columns.size()))
+    throw ShapeError("heatmap: values of shape " + to_string(values.shape()) + " with " + std::to_string(rows.size()) +
+                     " row and " + std::to_string(columns.size()) + " column labels");
+  return Json::object()
+      .set("kind", "heatmap")
+      .set("values", Json::from(values))
+      .set("rows", Json::from(rows))
+      .set("columns", Json::from(columns))
+      .set("xlabel", xlabel)
+      .set("ylabel", ylabel);
+}
+
+Json side_by_side(const std::vector<Json>& panels) {
+  return Json::object().set("kind", "panels").set("panels", array_of(panels));
+}
+
+Json series(const std::string& label, const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() != y.size())
+    throw ShapeError("series: " + std::to_string(x.size()) + " x values and " + std::to_string(y.size()) + " y values");
+  return Json::object().set("label", label).set("x", Json::from(x)).set("y", Json::from(y));
+}
+
+Json line_plot(const std::string& xlabel, const std::string& ylabel, const std::vector<Json>& lines, bool log_y) {
+  return Json::object()
+      .set("kind", "lines")
+      .set("xlabel", xlabel)
+      .set("ylabel", ylabel)
+      .set("log_y", Json::boolean(log_y))
+      .set("series", array_of(lines));
+}
+
+Json bar_plot(const std::string& xlabel, const std::string& ylabel, const std::vector<std::string>& categories,
+              const std::vector<Json>& bars) {
+  return Json::object()
+      .set("kind", "bars")
+      .set("xlabel", xlabel)
+      .set("ylabel", ylabel)
+      .set("categories", Json::from(categories))
+      .set("series", array_of(bars));
+}
+
+}  // namespace litgrad::book
