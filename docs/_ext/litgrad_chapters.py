@@ -115,6 +115,11 @@ def format_number(v):
     return f"{v:.4g}"
 
 
+def rst_text(text):
+    """Text as reST shows it literally: every character with meaning in reST escaped."""
+    return re.sub(r"([\\`*_|<>\[\]:])", r"\\\1", text)
+
+
 def indent(lines, by="   "):
     return [by + l if l else "" for l in lines]
 
@@ -179,7 +184,7 @@ class ChapterParser(RSTParser):
         lines = ["", f".. _{claim_label(chapter, index)}:", "", ".. container:: litgrad-claim litgrad-held", "",
                  "   **✓ held** · claim " + str(index + 1) + " · test ``" + name.replace("`", "'") + "``", ""]
         for key, value in c["measured"].items():
-            lines += [f"   | measured: {key} = **{format_number(value)}**"]
+            lines += [f"   | measured: {rst_text(key)} = **{format_number(value)}**"]
         return lines + [""]
 
     def figures(self, prose, chapter, build_dir, env):
@@ -239,7 +244,7 @@ class ClaimsDirective(Directive):
             for i, name in enumerate(names):
                 c = claims.get(name)
                 verdict = "✓ held" if c and c["passed"] else "✗ FAILED" if c else "not run"
-                measured = "; ".join(f"{k} = {format_number(v)}" for k, v in (c or {}).get("measured", {}).items())
+                measured = "; ".join(f"{rst_text(k)} = {format_number(v)}" for k, v in (c or {}).get("measured", {}).items())
                 lines += [f"   * - {i + 1}", f"     - :ref:`{name.replace('`', chr(39))} <{claim_label(chapter, i)}>`",
                           f"     - {verdict}", f"     - {measured or '—'}"]
             lines.append("")
