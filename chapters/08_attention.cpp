@@ -219,8 +219,8 @@ FlagBatch flag_batch(std::int64_t n, Generator& gen) {
 // numbers, averages over positions with the weights frozen at :math:`\tfrac18`, and reads out
 // through a small two-layer network. The attention model is the hand-written arithmetic of
 // section 1 with one learned query: keys are a linear map of the tokens, the scores are the
-// keys against the query, and the output is the weighted average of the tokens, read out
-// linearly.
+// keys against the query, and the output is the weighted average of the tokens (each token
+// times its weight, summed over positions), read out linearly.
 
 struct Model : nn::Module {
   using nn::Module::Module;
@@ -271,8 +271,8 @@ struct LearnedQueryModel : Model {
   Attended attend(const Tensor& tokens) const {
     const Tensor scores = matmul(key(tokens), query);                   // [n, 8, 8] @ [8] -> [n, 8]
     const Tensor weights = softmax(scores, -1);                         // [n, 8]
-    const Tensor attended = matmul(unsqueeze(weights, 1), tokens);      // [n, 1, 8] @ [n, 8, f] -> [n, 1, f]
-    return {readout(squeeze(attended, 1)), weights};
+    const Tensor attended = sum(unsqueeze(weights, -1) * tokens, {1});  // [n, 8, 1] * [n, 8, f] -> [n, f]
+    return {readout(attended), weights};
   }
   Tensor forward(const Tensor& tokens) const override { return attend(tokens).answer; }
 };

@@ -50,7 +50,8 @@ namespace {
 // tensor add up, for leaves and intermediate tensors alike.
 void accumulate(Tensor& g, const Tensor& delta) {
   if (!g.defined()) {
-    g = tensor(delta.to_vector(), delta.shape());
+    g = empty_tensor(delta.shape());
+    std::copy_n(delta.data(), delta.numel(), g.data());
     return;
   }
   double* dst = g.data();

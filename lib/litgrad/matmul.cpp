@@ -2,8 +2,10 @@
 
 #include "litgrad/matmul.hpp"
 
-// Always Eigen's blocked GEMM, never its coefficient-by-coefficient path for small products,
-// whose order of additions depends on memory alignment (see batched_gemm below).
+#include <algorithm>
+#include <vector>
+
+// We choose between Eigen's GEMM and its coefficient-based product ourselves (see Multiplier).
 #define EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 0
 #include <Eigen/Core>
 
@@ -23,25 +25,80 @@ Shape batch_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end(
 std::int64_t rows(const Tensor& t) { return t.shape()[t.dim() - 2]; }
 std::int64_t cols(const Tensor& t) { return t.shape()[t.dim() - 1]; }
 
-// Eigen's GEMM computes a tile of mr x nr results at a time, and the tiles at the edges go
-// through other code that adds in another order. So, left alone, two equal rows of A could
-// give products that differ in the last bit, depending on where they sit. litgrad promises
-// more: every element of a product depends only on its row of A and its column of B, so equal
-// inputs give bit-identical outputs wherever they are (the book's claims test exactly that).
-// We therefore hand Eigen operands padded with zeros to whole tiles, so that every element is
-// computed by the same kernel, and copy the product out.
+// Every element of a product that litgrad computes depends only on its row of A and its
+// column of B, so equal inputs give bit-identical outputs wherever they sit (the book's exact
+// claims rest on it). Eigen alone does not promise that: its GEMM computes mr x nr tiles of
+// results and the tiles at the edges go through other code that adds in another order, and
+// its coefficient-based product (which it uses itself for small sizes) peels elements off
+// according to memory alignment. So we hand Eigen zero-padded, aligned copies: whole tiles for
+// GEMM, whole SIMD packets of rows for the coefficient-based product, so that every element
+// goes through the same code; then we copy the product out. GEMM pays for its packing only when
+// all three sizes are large; tiny products (a few hundred multiply-adds, such as a batch of
+// one-row products) cost less as a plain loop than as any call into Eigen. The loop adds each
+// element's products in order, vectorised along a row of C, which keeps the same promise.
 constexpr Eigen::Index kTileRows = Eigen::internal::gebp_traits<double, double>::mr;
 constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>::nr;
+constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
 Eigen::Index round_up(Eigen::Index n, Eigen::Index to) { return (n + to - 1) / to * to; }
 
-// The row-major r x c matrix at `src` (transposed first if asked) into the top-left corner of
-// `dst`, a zeroed column-major matrix of at least that size.
-void pack(const double* src, std::int64_t r, std::int64_t c, bool transposed, ColMajorMatrix& dst) {
-  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const Eigen::Map<const RowMajor> m(src, r, c);
-  if (transposed) dst.topLeftCorner(c, r) = m.transpose();
-  else dst.topLeftCorner(r, c) = m;
-}
+// Adds op(A) op(B) (n x k times k x m) into row-major n x m matrices, one product at a time,
+// reusing its buffers. A's and B's matrices are row-major r x c, transposed when asked.
+class Multiplier {
+ public:
+  enum class Path { Loop, Coefficients, Gemm };
+  static Path path_for(std::int64_t n, std::int64_t k, std::int64_t m) {
+    if (n * k * m <= 512) return Path::Loop;
+    return k >= 32 && n >= 16 && m >= 16 ? Path::Gemm : Path::Coefficients;
+  }
+
+  Multiplier(std::int64_t n, std::int64_t k, std::int64_t m) : n_(n), k_(k), m_(m), path_(path_for(n, k, m)) {
+    if (path_ == Path::Loop) {
+      row_.resize(static_cast<std::size_t>(m));
+      return;
+    }
+    a_.resize(round_up(n, path_ == Path::Gemm ? kTileRows : kPacket), k);
+    b_.resize(k, path_ == Path::Gemm ? round_up(m, kTileCols) : m);
+    product_.resize(a_.rows(), b_.cols());
+    a_.bottomRows(a_.rows() - n).setZero();  // the padding; pack() fills the rest every time
+    b_.rightCols(b_.cols() - m).setZero();
+  }
+
+  void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
+           std::int64_t bc, bool tb) {
+    if (path_ == Path::Loop) {
+      for (std::int64_t i = 0; i < n_; ++i) {
+        std::fill(row_.begin(), row_.end(), 0.0);
+        for (std::int64_t p = 0; p < k_; ++p) {
+          const double x = ta ? a[p * ac + i] : a[i * ac + p];
+          for (std::int64_t j = 0; j < m_; ++j) row_[j] += x * (tb ? b[j * bc + p] : b[p * bc + j]);
+        }
+        for (std::int64_t j = 0; j < m_; ++j) c[i * m_ + j] += row_[j];
+      }
+      return;
+    }
+    pack(a, ar, ac, ta, a_);
+    pack(b, br, bc, tb, b_);
+    if (path_ == Path::Gemm) product_.noalias() = a_ * b_;
+    else product_.noalias() = a_.lazyProduct(b_);
+    for (std::int64_t i = 0; i < n_; ++i)
+      for (std::int64_t j = 0; j < m_; ++j) c[i * m_ + j] += product_(i, j);
+  }
+
+ private:
+  // The row-major r x c matrix at `src` (transposed first if asked) into the top-left corner of
+  // `dst`; the rest of `dst` stays zero.
+  static void pack(const double* src, std::int64_t r, std::int64_t c, bool transposed, ColMajorMatrix& dst) {
+    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const Eigen::Map<const RowMajor> m(src, r, c);
+    if (transposed) dst.topLeftCorner(c, r) = m.transpose();
+    else dst.topLeftCorner(r, c) = m;
+  }
+
+  std::int64_t n_, k_, m_;
+  Path path_;
+  ColMajorMatrix a_, b_, product_;  // padded operands and product (GEMM and coefficient paths)
+  std::vector<double> row_;         // one row of C (loop path)
+};
 
 // C[c] += op(A[a]) op(B[b]) for every index of `batch`, where op transposes when asked and
 // the batch shapes of C, A and B each broadcast to `batch`. Accumulating into C is what sums a
@@ -49,17 +106,21 @@ void pack(const double* src, std::int64_t r, std::int64_t c, bool transposed, Co
 // A: [..., r, c], B: [..., r, c], C: [..., n, m] with n, m the sizes of the product.
 void batched_gemm(const Shape& batch, Tensor& C, const Tensor& A, bool ta, const Tensor& B, bool tb) {
   const Shape cb = batch_of(C), ab = batch_of(A), bb = batch_of(B);
-  const std::int64_t n = rows(C), m = cols(C), k = ta ? rows(A) : cols(A);
+  const std::int64_t n = rows(C), m = cols(C), k = ta ? rows(A) : cols(A), count = numel(batch);
+  // One matrix shared by the whole batch (a Linear layer's weight, say): stack the batch's
+  // matrices into one tall product instead of many small ones.
+  if (count > 1 && numel(bb) == 1 && !ta && ab == batch && cb == batch) {  // C_i = A_i B for all i
+    Multiplier(count * n, k, m).add(C.data(), A.data(), count * rows(A), cols(A), false, B.data(), rows(B), cols(B), tb);
+    return;
+  }
+  if (count > 1 && numel(cb) == 1 && ta && !tb && ab == batch && bb == batch) {  // C = sum_i A_iᵀ B_i
+    Multiplier(n, count * rows(A), m).add(C.data(), A.data(), count * rows(A), cols(A), true, B.data(), count * rows(B), cols(B), false);
+    return;
+  }
+  Multiplier multiply(n, k, m);
   const std::int64_t cs = n * m, as = rows(A) * cols(A), bs = rows(B) * cols(B);
-  ColMajorMatrix a = ColMajorMatrix::Zero(round_up(n, kTileRows), k), b = ColMajorMatrix::Zero(k, round_up(m, kTileCols));
-  ColMajorMatrix product(a.rows(), b.cols());
   detail::for_each_broadcast<3>(batch, {&cb, &ab, &bb}, [&](std::int64_t, const auto& o) {
-    pack(A.data() + o[1] * as, rows(A), cols(A), ta, a);
-    pack(B.data() + o[2] * bs, rows(B), cols(B), tb, b);
-    product.noalias() = a * b;
-    double* c = C.data() + o[0] * cs;
-    for (std::int64_t i = 0; i < n; ++i)
-      for (std::int64_t j = 0; j < m; ++j) c[i * m + j] += product(i, j);
+    multiply.add(C.data() + o[0] * cs, A.data() + o[1] * as, rows(A), cols(A), ta, B.data() + o[2] * bs, rows(B), cols(B), tb);
   });
 }
 
