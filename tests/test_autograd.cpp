@@ -132,5 +132,12 @@ TEST_CASE("training for 100,000 steps does not grow memory") {
     if (step == 1000) rss_at_1000 = resident_bytes();
   }
   CHECK(flat);
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer keeps freed memory in quarantine, so resident memory grows by design under
+  // it; there LeakSanitizer checks for leaks instead.
+  (void)rss_at_1000;
+  MESSAGE("resident memory not measured under AddressSanitizer");
+#else
   CHECK(resident_bytes() - rss_at_1000 < (1 << 20));
+#endif
 }

@@ -352,6 +352,62 @@ class ApiDirective(Directive):
         return container.children
 
 
+class PerformanceDirective(Directive):
+    """``.. litgrad-performance::``: the last benchmark run (tools/bench wrote bench/results.json
+    in the build folder): the machine, a table per workload with the goal and whether it was met,
+    and the length sweep on log-log axes. Nothing here is typed by hand."""
+
+    def run(self):
+        env = self.state.document.settings.env
+        build_dir = env.config.litgrad_build_dir
+        path = os.path.join(build_dir, "bench", "results.json")
+        env.note_dependency(path)
+        if not os.path.exists(path):
+            lines = [".. note::", "", "   No benchmark has been run in this build. Run ``tools/bench``, then rebuild the",
+                     "   book (``tools/book``); this page then shows that run's numbers.", ""]
+        else:
+            with open(path, encoding="utf-8") as f:
+                results = json.load(f)
+            lines = ["Measured on this machine by the last ``tools/bench``:", ""]
+            lines += [f"* {rst_text(k)}: {rst_text(str(v))}" for k, v in results["machine"].items()] + [""]
+            for name, row in results["workloads"].items():
+                lines += [".. list-table:: " + rst_text(name), "   :widths: 60 40", ""]
+                if name == "length sweep":
+                    lines = lines[:-3] + [".. list-table:: length sweep (N=4, E=64, 4 heads, forward + backward)",
+                                          "   :header-rows: 1", "", "   * - L", "     - litgrad ms", "     - libtorch ms",
+                                          "     - speedup"]
+                    for r in row["rows"]:
+                        lines += [f"   * - {r['L']}", f"     - {r['litgrad_seconds'] * 1e3:.3f}",
+                                  f"     - {r.get('libtorch_seconds', float('nan')) * 1e3:.3f}",
+                                  f"     - {r.get('speedup', float('nan')):.2f}x"]
+                else:
+                    for k, v in row.items():
+                        if k in ("runs",):
+                            continue
+                        shown = f"{v:.4g}" if isinstance(v, float) else ("yes" if v is True else "no" if v is False else str(v))
+                        lines += [f"   * - {rst_text(k)}", f"     - {rst_text(shown)}"]
+                lines += [""]
+                if name == "length sweep":
+                    lines += [f"   Goal: {rst_text(row['goal'])}: {'met' if row['goal met'] else 'not met'}.", ""]
+            sweep = results["workloads"]["length sweep"]["rows"]
+            series = [{"label": "litgrad", "x": [r["L"] for r in sweep], "y": [r["litgrad_seconds"] * 1e3 for r in sweep]}]
+            if sweep and "libtorch_seconds" in sweep[0]:
+                series.append({"label": "libtorch", "x": [r["L"] for r in sweep], "y": [r["libtorch_seconds"] * 1e3 for r in sweep]})
+            png_dir = os.path.join(build_dir, "figures", "performance")
+            os.makedirs(png_dir, exist_ok=True)
+            png = os.path.join(png_dir, "sweep.png")
+            litgrad_figures.draw({"kind": "lines", "xlabel": "sequence length L", "ylabel": "forward + backward (ms)",
+                                  "log_y": True, "log_x": True, "series": series}, png)
+            rel = os.path.relpath(png, os.path.join(env.srcdir, os.path.dirname(env.docname)))
+            lines += [f".. figure:: {rel}", "   :alt: the length sweep", "   :width: 100%", "",
+                      "   Time of one forward and backward pass against sequence length, log-log. The projections grow",
+                      "   like L and the attention products like L squared: the curves bend upward as the quadratic",
+                      "   part takes over.", ""]
+        container = nodes.container()
+        self.state.nested_parse(StringList(lines, source="litgrad-performance"), self.content_offset, container)
+        return container.children
+
+
 # ------------------------------------------------------------------------------------------
 # Offline MathJax and the root index
 
@@ -422,6 +478,7 @@ def setup(app):
     app.add_directive("litgrad-claims", ClaimsDirective)
     app.add_directive("litgrad-used-in", UsedInDirective)
     app.add_directive("litgrad-api", ApiDirective)
+    app.add_directive("litgrad-performance", PerformanceDirective)
     app.connect("builder-inited", copy_mathjax)
     app.connect("build-finished", write_root_index)
     app.connect("env-get-outdated", outdated_claims_page)

@@ -37,6 +37,8 @@ def _lines(ax, d):
         ax.plot(s["x"], s["y"], marker="o" if len(s["x"]) <= 40 else None, markersize=3, label=s["label"])
     if d.get("log_y"):
         ax.set_yscale("log")
+    if d.get("log_x"):
+        ax.set_xscale("log", base=2)
     ax.set_xlabel(d["xlabel"])
     ax.set_ylabel(d["ylabel"])
     ax.grid(True, alpha=0.3)

@@ -134,8 +134,9 @@ Tensor abs(const Tensor& x) {
 }
 
 Tensor relu(const Tensor& x) {
-  return unary("relu", x, [](double v) { return v > 0 ? v : 0.0; },
-               [](double v, double, double g) { return v > 0 ? g : 0.0; });
+  // Written as "v <= 0 ? 0 : v" so that a NaN passes through, as torch (NaN <= 0 is false).
+  return unary("relu", x, [](double v) { return v <= 0 ? 0.0 : v; },
+               [](double v, double, double g) { return v <= 0 ? 0.0 : g; });
 }
 
 Tensor sin(const Tensor& x) {

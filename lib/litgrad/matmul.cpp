@@ -33,9 +33,11 @@ std::int64_t cols(const Tensor& t) { return t.shape()[t.dim() - 1]; }
 // according to memory alignment. So we hand Eigen zero-padded, aligned copies: whole tiles for
 // GEMM, whole SIMD packets of rows for the coefficient-based product, so that every element
 // goes through the same code; then we copy the product out. GEMM pays for its packing only when
-// all three sizes are large; tiny products (a few hundred multiply-adds, such as a batch of
-// one-row products) cost less as a plain loop than as any call into Eigen. The loop adds each
-// element's products in order, vectorised along a row of C, which keeps the same promise.
+// all three sizes are large. Tiny products (a few hundred multiply-adds, such as a batch of
+// one-row products) cost less as a plain loop than as any call into Eigen, and so do products
+// with few outputs each summing many terms (a weight's gradient summed over a whole batch),
+// where Eigen's coefficient path would run one long dependent chain per output. The loop adds
+// each element's products in order, vectorised along a row of C, which keeps the same promise.
 constexpr Eigen::Index kTileRows = Eigen::internal::gebp_traits<double, double>::mr;
 constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>::nr;
 constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
@@ -47,7 +49,7 @@ class Multiplier {
  public:
   enum class Path { Loop, Coefficients, Gemm };
   static Path path_for(std::int64_t n, std::int64_t k, std::int64_t m) {
-    if (n * k * m <= 512) return Path::Loop;
+    if (n * k * m <= 512 || n * m <= 64) return Path::Loop;  // tiny, or few outputs each summing many products
     return k >= 32 && n >= 16 && m >= 16 ? Path::Gemm : Path::Coefficients;
   }
 
@@ -66,13 +68,22 @@ class Multiplier {
   void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
            std::int64_t bc, bool tb) {
     if (path_ == Path::Loop) {
+      if (tb) {  // make B's rows contiguous, so that the inner loop runs along them
+        transposed_.resize(static_cast<std::size_t>(k_ * m_));
+        for (std::int64_t p = 0; p < k_; ++p)
+          for (std::int64_t j = 0; j < m_; ++j) transposed_[p * m_ + j] = b[j * bc + p];
+        b = transposed_.data();
+        bc = m_;
+      }
+      double* row = row_.data();
       for (std::int64_t i = 0; i < n_; ++i) {
-        std::fill(row_.begin(), row_.end(), 0.0);
+        std::fill(row, row + m_, 0.0);
         for (std::int64_t p = 0; p < k_; ++p) {
           const double x = ta ? a[p * ac + i] : a[i * ac + p];
-          for (std::int64_t j = 0; j < m_; ++j) row_[j] += x * (tb ? b[j * bc + p] : b[p * bc + j]);
+          const double* bp = b + p * bc;
+          for (std::int64_t j = 0; j < m_; ++j) row[j] += x * bp[j];
         }
-        for (std::int64_t j = 0; j < m_; ++j) c[i * m_ + j] += row_[j];
+        for (std::int64_t j = 0; j < m_; ++j) c[i * m_ + j] += row[j];
       }
       return;
     }
@@ -96,8 +107,8 @@ class Multiplier {
 
   std::int64_t n_, k_, m_;
   Path path_;
-  ColMajorMatrix a_, b_, product_;  // padded operands and product (GEMM and coefficient paths)
-  std::vector<double> row_;         // one row of C (loop path)
+  ColMajorMatrix a_, b_, product_;        // padded operands and product (GEMM and coefficient paths)
+  std::vector<double> row_, transposed_;  // loop path: one row of C; B transposed
 };
 
 // C[c] += op(A[a]) op(B[b]) for every index of `batch`, where op transposes when asked and

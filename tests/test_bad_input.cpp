@@ -1,0 +1,223 @@
+// What a careless reader will try: every public function and constructor fed the inputs that
+// do not fit. Each row of the table must throw the named exception type with a message that
+// names the operation and the shapes or values involved; the test checks the message, not only
+// the type. Objects that threw must still work afterwards.
+//
+// Public functions not in this table, and why: the factories zeros, ones, full, eye, arange(n)
+// (covered by negative sizes through tensor()), scalar_tensor, zeros_like, ones_like and
+// ramp_positional_encoding's L >= 1 rule (test_attention.cpp); NoGradGuard, is_grad_enabled and
+// set_grad_enabled, live_graph_nodes, manual_seed, default_generator and Generator's own
+// methods except randint (they take no input that can be wrong); printing (any tensor prints).
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <litgrad/litgrad.hpp>
+
+using namespace litgrad;
+
+namespace {
+
+enum class Kind { Shape, Value, Index, Autograd };
+
+struct BadInput {
+  const char* what;                 // the misuse, in words
+  Kind kind;                        // the exception type expected
+  const char* message;              // a part of the message that must appear
+  std::function<void()> call;
+};
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::Shape: return "ShapeError";
+    case Kind::Value: return "ValueError";
+    case Kind::Index: return "IndexError";
+    case Kind::Autograd: return "AutogradError";
+  }
+  return "?";
+}
+
+// Runs the call; returns the type name and message of what it threw ("none" if nothing).
+std::pair<std::string, std::string> outcome(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const ShapeError& e) {
+    return {"ShapeError", e.what()};
+  } catch (const ValueError& e) {
+    return {"ValueError", e.what()};
+  } catch (const IndexError& e) {
+    return {"IndexError", e.what()};
+  } catch (const AutogradError& e) {
+    return {"AutogradError", e.what()};
+  } catch (const std::exception& e) {
+    return {"another exception", e.what()};
+  }
+  return {"none", ""};
+}
+
+}  // namespace
+
+TEST_CASE("every bad input in the table throws the named error with a message naming the operation and the shapes or values") {
+  static Generator gen(1);
+  static nn::MultiheadAttention mha(4, 2, {}, gen);
+  static nn::Linear linear(3, 2, true, gen);
+  const Tensor q = randn({3, 2, 4}, gen), kv = randn({5, 2, 4}, gen);
+  const Tensor m23 = ones({2, 3}), v4 = ones({4});
+  Tensor leaf = ones({3}).requires_grad_();
+
+  const std::vector<BadInput> table = {
+      // Shapes that do not broadcast, multiply or join.
+      {"add of shapes that do not broadcast", Kind::Shape, "add: shapes [2,3] and [4] do not broadcast", [&] { add(m23, v4); }},
+      {"sub of shapes that do not broadcast", Kind::Shape, "sub: shapes [2,3] and [4] do not broadcast", [&] { sub(m23, v4); }},
+      {"mul of shapes that do not broadcast", Kind::Shape, "mul: shapes [2,3] and [4] do not broadcast", [&] { mul(m23, v4); }},
+      {"div of shapes that do not broadcast", Kind::Shape, "div: shapes [2,3] and [4] do not broadcast", [&] { div(m23, v4); }},
+      {"comparison of shapes that do not broadcast", Kind::Shape, "lt: shapes [2,3] and [4] do not broadcast", [&] { lt(m23, v4); }},
+      {"where with shapes that do not broadcast", Kind::Shape, "where: shapes [2,3] and [4] do not broadcast",
+       [&] { where(gt(m23, scalar_tensor(0)), m23, v4); }},
+      {"matmul with inner sizes that differ", Kind::Shape, "matmul: [2,3] @ [4,5]: inner sizes 3 and 4 differ", [&] { matmul(m23, ones({4, 5})); }},
+      {"matmul with batches that do not broadcast", Kind::Shape, "batch dimensions [2] and [3] do not broadcast",
+       [&] { matmul(ones({2, 2, 3}), ones({3, 3, 1})); }},
+      {"matmul of a scalar", Kind::Shape, "matmul: [] @ [2]: both operands need at least one dimension", [&] { matmul(scalar_tensor(1), ones({2})); }},
+      {"reshape to another element count", Kind::Shape, "reshape: cannot reshape [2,3] (6 elements) into [4]", [&] { reshape(m23, {4}); }},
+      {"reshape with two -1", Kind::Shape, "reshape: invalid shape [-1,-1]", [&] { reshape(m23, {-1, -1}); }},
+      {"permute with a repeated dimension", Kind::Shape, "permute: dimension 1 appears twice", [&] { permute(m23, {1, 1}); }},
+      {"cat of shapes that differ", Kind::Shape, "cat: shapes [2,3] and [4] differ outside dimension 0", [&] { cat({m23, v4}, 0); }},
+      {"cat of nothing", Kind::Shape, "cat: expected at least one tensor", [&] { cat({}, 0); }},
+      {"stack of shapes that differ", Kind::Shape, "stack: all tensors must have one shape, got [2,3] and [4]", [&] { stack({m23, v4}); }},
+      {"gather with an index of another rank", Kind::Shape, "gather: index of shape [2] must have as many dimensions as the input [2,3]",
+       [&] { gather(m23, 1, tensor({0, 1}, {2}, DType::Int64)); }},
+      {"masked_fill with a mask larger than the input", Kind::Shape, "masked_fill: mask of shape [2,3] does not broadcast to the input's shape [3]",
+       [&] { masked_fill(ones({3}), gt(m23, scalar_tensor(0)), 0.0); }},
+      {"mse_loss of shapes that differ", Kind::Shape, "mse_loss: input of shape [4,1] and target of shape [4] differ", [&] { mse_loss(ones({4, 1}), v4); }},
+      {"cross_entropy with too few targets", Kind::Shape, "cross_entropy: input of shape [2,3] and target of shape [1] do not fit",
+       [&] { cross_entropy(m23, tensor({0}, {1}, DType::Int64)); }},
+      {"tensor() with too few values", Kind::Shape, "tensor: 3 values do not fill shape [2,2]", [&] { tensor({1, 2, 3}, {2, 2}); }},
+      {"backward with a gradient of another shape", Kind::Shape, "backward: gradient of shape [2] for a tensor of shape [3]",
+       [&] { (leaf * 2.0).backward(ones({2})); }},
+      {"Linear on input of the wrong width", Kind::Shape, "Linear: input of shape [4,2] does not end in in_features=3", [&] { linear(ones({4, 2})); }},
+      {"linear() with a bias of the wrong size", Kind::Shape, "linear: bias of shape [3] for weight of shape [2,3]",
+       [&] { nn::linear(ones({1, 3}), ones({2, 3}), ones({3})); }},
+      {"attention with keys of another width", Kind::Shape, "scaled_dot_product_attention: query of shape [4,3] and key of shape [4,2] differ",
+       [&] { scaled_dot_product_attention(ones({4, 3}), ones({4, 2}), ones({4, 2})); }},
+      {"attention with a mask that does not fit", Kind::Shape, "attn_mask of shape [3,4] does not broadcast to the scores' shape [4,4]",
+       [&] { scaled_dot_product_attention(ones({4, 3}), ones({4, 3}), ones({4, 2}), zeros({3, 4})); }},
+      {"MultiheadAttention with a query of the wrong width", Kind::Shape, "MultiheadAttention: query of shape [3,2,5] should be [3,2,4]",
+       [&] { mha(ones({3, 2, 5}), kv, kv); }},
+      {"MultiheadAttention with keys and values of different lengths", Kind::Shape, "MultiheadAttention: value of shape [6,2,4] should be [5,2,4]",
+       [&] { mha(q, kv, ones({6, 2, 4})); }},
+      {"MultiheadAttention with a mask of the wrong shape", Kind::Shape, "MultiheadAttention: attn_mask of shape [3,4] should be [3,5]",
+       [&] { mha(q, kv, kv, {}, true, zeros({3, 4})); }},
+      {"MultiheadAttention with a 3-D mask of the wrong size", Kind::Shape, "MultiheadAttention: attn_mask of shape [2,3,5] should be [4,3,5]",
+       [&] { mha(q, kv, kv, {}, true, zeros({2, 3, 5})); }},
+      {"MultiheadAttention with a padding mask of the wrong shape", Kind::Shape, "MultiheadAttention: key_padding_mask of shape [5,2] should be [2,5]",
+       [&] { mha(q, kv, kv, full({5, 2}, 0, DType::Bool)); }},
+      {"MultiheadAttention with a 4-D query", Kind::Shape, "MultiheadAttention: query of shape [1,3,2,4] should be [L,N,E]",
+       [&] { mha(ones({1, 3, 2, 4}), kv, kv); }},
+      {"xavier_uniform_ of a vector", Kind::Shape, "xavier_uniform_: needs a tensor with at least 2 dimensions, got [4]",
+       [&] { Tensor v = ones({4}); nn::init::xavier_uniform_(v); }},
+      // Dimensions and indices out of range.
+      {"sum over a dimension out of range", Kind::Index, "sum: dimension 2 is out of range for a tensor with 2 dimensions", [&] { sum(m23, {2}); }},
+      {"softmax over a dimension out of range", Kind::Index, "softmax: dimension -3 is out of range for a tensor with 2 dimensions", [&] { softmax(m23, -3); }},
+      {"transpose of a dimension out of range", Kind::Index, "transpose: dimension 5 is out of range", [&] { transpose(m23, 0, 5); }},
+      {"select beyond the end", Kind::Index, "select: index 3 is out of range for dimension 0 of size 2", [&] { select(m23, 0, 3); }},
+      {"gather with an index out of range", Kind::Index, "gather: index 3 is out of range for dimension 1 of size 3",
+       [&] { gather(m23, 1, tensor({3, 0}, {2, 1}, DType::Int64)); }},
+      {"cross_entropy with a class out of range", Kind::Index, "cross_entropy: target class 3 is out of range for 3 classes",
+       [&] { cross_entropy(m23, tensor({3, 0}, {2}, DType::Int64)); }},
+      {"at() with an index out of range", Kind::Index, "at: index 3 is out of range for dimension 1 of size 3", [&] { m23.at({0, 3}); }},
+      // Bad values: negative or zero sizes, wrong dtypes, impossible settings.
+      {"a negative size", Kind::Value, "tensor: negative size in shape [2,-1]", [&] { zeros({2, -1}); }},
+      {"Linear with zero features", Kind::Value, "Linear: in_features and out_features must be at least 1, got 0 and 2", [&] { nn::Linear(0, 2); }},
+      {"num_heads that does not divide embed_dim", Kind::Value, "MultiheadAttention: embed_dim 10 is not divisible by num_heads 3",
+       [&] { nn::MultiheadAttention(10, 3); }},
+      {"zero heads", Kind::Value, "MultiheadAttention: embed_dim and num_heads must be at least 1", [&] { nn::MultiheadAttention(4, 0); }},
+      {"an Int64 attention mask", Kind::Value, "MultiheadAttention: attn_mask must be Bool or Float64, got Int64",
+       [&] { mha(q, kv, kv, {}, true, tensor(std::vector<double>(15, 0), {3, 5}, DType::Int64)); }},
+      {"masked_fill with a Float64 mask", Kind::Value, "masked_fill: the mask must be a Bool tensor, got Float64", [&] { masked_fill(m23, m23, 0.0); }},
+      {"gather with a Float64 index", Kind::Value, "gather: index must be an Int64 tensor, got Float64", [&] { gather(m23, 1, ones({2, 1})); }},
+      {"cross_entropy with Float64 targets", Kind::Value, "cross_entropy: target must be an Int64 tensor", [&] { cross_entropy(m23, ones({2})); }},
+      {"an odd sinusoidal dimension", Kind::Value, "sinusoidal_positional_encoding: d must be even", [&] { sinusoidal_positional_encoding(8, 5); }},
+      {"a dropout probability above one", Kind::Value, "dropout: probability must be between 0 and 1, got 1.5", [&] { dropout(v4, 1.5); }},
+      {"a NaN dropout probability", Kind::Value, "dropout: probability must be between 0 and 1, got nan", [&] { dropout(v4, NAN); }},
+      {"Adam with beta1 = 1", Kind::Value, "Adam: need lr >= 0, eps >= 0, 0 <= betas < 1", [&] { optim::Adam({leaf}, {0.1, 1.0}); }},
+      {"SGD with a negative learning rate", Kind::Value, "SGD: lr, momentum and weight_decay must be non-negative", [&] { optim::SGD({leaf}, {-1}); }},
+      {"an optimiser over a tensor that needs no grad", Kind::Value, "optimizer: parameter 0 does not require grad", [&] { optim::SGD({ones({1})}, {0.1}); }},
+      {"requires_grad_ on an Int64 tensor", Kind::Value, "requires_grad_: only Float64 tensors can require grad, this one is Int64",
+       [&] { tensor({1}, {1}, DType::Int64).requires_grad_(); }},
+      {"an empty randint range", Kind::Value, "randint: empty range [3, 3)", [&] { randint(3, 3, {1}); }},
+      {"arange with step 0", Kind::Value, "arange: cannot step from", [&] { arange(0, 1, 0); }},
+      {"max over an empty dimension", Kind::Value, "max: cannot reduce over dimension 1 of size 0 (shape [2,0])", [&] { max(zeros({2, 0}), 1); }},
+      {"item() of a tensor with two elements", Kind::Value, "item: expected a tensor with one element, got shape [2]", [&] { ones({2}).item(); }},
+      {"NaN converted to Int64", Kind::Value, "to: cannot convert nan to Int64", [&] { to(tensor({NAN}), DType::Int64); }},
+      {"an undefined tensor", Kind::Value, "Tensor: this tensor is undefined", [&] { Tensor().numel(); }},
+      {"gradcheck with no input requiring grad", Kind::Value, "gradcheck: no input requires grad",
+       [&] { gradcheck([](const std::vector<Tensor>& x) { return x[0]; }, {ones({1})}); }},
+      {"an unknown parameter name", Kind::Value, "Linear: no parameter named 'bias_k' (it has: weight, bias)", [&] { linear.parameter("bias_k"); }},
+      // Autograd out of order.
+      {"backward on a non-scalar without a gradient", Kind::Autograd, "backward: a gradient can be implied only for a one-element output",
+       [&] { (leaf * 2.0).backward(); }},
+      {"backward on a tensor that needs no grad", Kind::Autograd, "backward: this tensor does not require grad", [&] { sum(m23).backward(); }},
+      {"backward twice through one graph", Kind::Autograd, "backward: the graph through sum was already freed",
+       [&] { Tensor l = sum(leaf * leaf); l.backward(); l.backward(); }},
+  };
+
+  int checked = 0;
+  for (const auto& row : table) {
+    CAPTURE(row.what);
+    const auto [type, message] = outcome(row.call);
+    CHECK(type == kind_name(row.kind));
+    CHECK_MESSAGE(message.find(row.message) != std::string::npos, "message: " << message);
+    ++checked;
+  }
+  CHECK(checked >= 40);
+
+  // The objects that threw still work.
+  CHECK(mha(q, kv, kv).output.shape() == Shape{3, 2, 4});
+  CHECK(linear(ones({4, 3})).shape() == Shape{4, 2});
+  leaf.zero_grad();
+  sum(leaf * leaf).backward();
+  CHECK(leaf.grad().at({0}) == 2.0);
+}
+
+TEST_CASE("NaN in an input propagates to the output of every elementwise op, reduction, product and softmax: it is never hidden") {
+  const Tensor x = tensor({1, NAN, 2});
+  auto nan_at_1 = [](const Tensor& y) { return std::isnan(y.at({1})); };
+  CHECK(nan_at_1(x + 1.0));
+  CHECK(nan_at_1(x * 2.0));
+  CHECK(nan_at_1(x / 2.0));
+  CHECK(nan_at_1(-x));
+  CHECK(nan_at_1(pow(x, 2.0)));
+  CHECK(nan_at_1(exp(x)));
+  CHECK(nan_at_1(log(x)));
+  CHECK(nan_at_1(tanh(x)));
+  CHECK(nan_at_1(sigmoid(x)));
+  CHECK(nan_at_1(relu(x)));
+  CHECK(nan_at_1(abs(x)));
+  CHECK(nan_at_1(sin(x)));
+  CHECK(nan_at_1(cos(x)));
+  CHECK(std::isnan(sum(x).item()));
+  CHECK(std::isnan(mean(x).item()));
+  CHECK(std::isnan(max(x).item()));
+  CHECK(std::isnan(matmul(x, ones({3})).item()));
+  const Tensor s = softmax(x, 0), l = log_softmax(x, 0);
+  for (std::int64_t i = 0; i < 3; ++i) CHECK((std::isnan(s.at({i})) && std::isnan(l.at({i}))));  // the whole slice
+  CHECK(nan_at_1(mse_loss(x, zeros({3}), Reduction::None)));
+}
+
+TEST_CASE("infinities follow IEEE 754 and torch: exp(-inf) = 0, tanh(inf) = 1, sigmoid(-inf) = 0, relu(inf) = inf, softmax of an infinite score is NaN") {
+  const Tensor x = tensor({-INFINITY, INFINITY});
+  CHECK(exp(x).at({0}) == 0.0);
+  CHECK(exp(x).at({1}) == INFINITY);
+  CHECK(tanh(x).at({1}) == 1.0);
+  CHECK(sigmoid(x).at({0}) == 0.0);
+  CHECK(sigmoid(x).at({1}) == 1.0);
+  CHECK(relu(x).at({1}) == INFINITY);
+  CHECK(relu(x).at({0}) == 0.0);
+  CHECK(log(tensor({0.0})).item() == -INFINITY);
+  CHECK(std::isnan(softmax(tensor({0, INFINITY}), 0).at({0})));  // inf - inf in the shift, as torch
+  CHECK(softmax(tensor({0, -INFINITY}), 0).at({1}) == 0.0);        // a -inf score: weight exactly 0
+}
