@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "litgrad/detail/matmul_transposed.hpp"
 #include "litgrad/dropout.hpp"
 #include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
@@ -49,7 +50,8 @@ AttentionOutput scaled_dot_product_attention(const Tensor& query, const Tensor& 
     additive = attn_mask.dtype() == DType::Bool ? masked_fill(zeros(attn_mask.shape()), logical_not(attn_mask), -INFINITY)
                                                 : attn_mask;
   }
-  const Tensor scores = matmul(query / std::sqrt(static_cast<double>(query.size(-1))), transpose(key, -2, -1));
+  // scores = (query / sqrt(E)) keyᵀ, [..., L, S]; the transpose is read in place, not copied.
+  const Tensor scores = detail::matmul_transposed(query / std::sqrt(static_cast<double>(query.size(-1))), key);
   Tensor masked = scores;
   if (additive.defined()) {
     bool fits;

@@ -47,8 +47,14 @@ Tensor record(const char* op, const Tensor& value, std::vector<Tensor> inputs, B
 namespace {
 
 // g += delta, allocating g on first use. This is where gradients from several uses of one
-// tensor add up, for leaves and intermediate tensors alike.
-void accumulate(Tensor& g, const Tensor& delta) {
+// tensor add up, for leaves and intermediate tensors alike. `fresh` says that delta was just
+// made by a backward step and nothing else will write to it, so an intermediate gradient may
+// take it over instead of copying it (a leaf's grad, which the user sees, is always a copy).
+void accumulate(Tensor& g, const Tensor& delta, bool fresh = false) {
+  if (!g.defined() && fresh) {
+    g = delta;
+    return;
+  }
   if (!g.defined()) {
     g = empty_tensor(delta.shape());
     std::copy_n(delta.data(), delta.numel(), g.data());
@@ -125,7 +131,8 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
       Tensor& in = node.inputs[i];
       if (!in.defined() || !in.requires_grad() || !grads[i].defined()) continue;
       auto& target = in.impl();
-      accumulate(target.grad_fn ? pending[&target] : target.grad, grads[i]);
+      if (target.grad_fn) accumulate(pending[&target], grads[i], /*fresh=*/true);
+      else accumulate(target.grad, grads[i]);
     }
   }
   // Free what each step saved, once the pass is over (`order` points into the graph). From the

@@ -49,12 +49,14 @@ template <class F, class DFA, class DFB>
 Tensor binary(const char* op, const Tensor& a, const Tensor& b, F f, DFA dfa, DFB dfb) {
   Tensor y = broadcast_apply(op, a, b, f);
   return detail::record(op, y, {a, b}, [a, b, dfa, dfb](const Tensor& g) -> std::vector<Tensor> {
-    Tensor ga = empty_tensor(a.shape()), gb = empty_tensor(b.shape());
+    // Only for the operands that need one (an attention mask, say, needs none).
+    Tensor ga = a.requires_grad() ? empty_tensor(a.shape()) : Tensor();
+    Tensor gb = b.requires_grad() ? empty_tensor(b.shape()) : Tensor();
     const double *av = a.data(), *bv = b.data(), *gv = g.data();
-    double *gav = ga.data(), *gbv = gb.data();
+    double *gav = ga.defined() ? ga.data() : nullptr, *gbv = gb.defined() ? gb.data() : nullptr;
     for_each_broadcast<2>(g.shape(), {&a.shape(), &b.shape()}, [&](std::int64_t i, const auto& o) {
-      gav[o[0]] += dfa(av[o[0]], bv[o[1]], gv[i]);
-      gbv[o[1]] += dfb(av[o[0]], bv[o[1]], gv[i]);
+      if (gav) gav[o[0]] += dfa(av[o[0]], bv[o[1]], gv[i]);
+      if (gbv) gbv[o[1]] += dfb(av[o[0]], bv[o[1]], gv[i]);
     });
     return {ga, gb};
   });
@@ -189,9 +191,14 @@ Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {
     y.data()[i] = c.data()[o[0]] != 0.0 ? a.data()[o[1]] : b.data()[o[2]];
   });
   return detail::record("where", y, {a, b}, [c, a, b](const Tensor& g) -> std::vector<Tensor> {
-    Tensor ga = empty_tensor(a.shape()), gb = empty_tensor(b.shape());
+    Tensor ga = a.requires_grad() ? empty_tensor(a.shape()) : Tensor();
+    Tensor gb = b.requires_grad() ? empty_tensor(b.shape()) : Tensor();
     for_each_broadcast<3>(g.shape(), {&c.shape(), &a.shape(), &b.shape()}, [&](std::int64_t i, const auto& o) {
-      (c.data()[o[0]] != 0.0 ? ga.data()[o[1]] : gb.data()[o[2]]) += g.data()[i];
+      if (c.data()[o[0]] != 0.0) {
+        if (ga.defined()) ga.data()[o[1]] += g.data()[i];
+      } else if (gb.defined()) {
+        gb.data()[o[2]] += g.data()[i];
+      }
     });
     return {ga, gb};
   });

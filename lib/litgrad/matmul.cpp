@@ -7,9 +7,12 @@
 
 // We choose between Eigen's GEMM and its coefficient-based product ourselves (see Multiplier).
 #define EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 0
+// litgrad starts no threads, so no result depends on a thread count.
+#define EIGEN_DONT_PARALLELIZE
 #include <Eigen/Core>
 
 #include "litgrad/detail/broadcast.hpp"
+#include "litgrad/detail/matmul_transposed.hpp"
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/error.hpp"
@@ -19,7 +22,7 @@ namespace litgrad {
 
 namespace {
 
-using ColMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
+using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 Shape batch_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end() - 2); }
 std::int64_t rows(const Tensor& t) { return t.shape()[t.dim() - 2]; }
@@ -37,7 +40,7 @@ std::int64_t cols(const Tensor& t) { return t.shape()[t.dim() - 1]; }
 // one-row products) cost less as a plain loop than as any call into Eigen, and so do products
 // with few outputs each summing many terms (a weight's gradient summed over a whole batch),
 // where Eigen's coefficient path would run one long dependent chain per output. The loop adds
-// each element's products in order, vectorised along a row of C, which keeps the same promise.
+// every element's products in one fixed order, which keeps the same promise.
 constexpr Eigen::Index kTileRows = Eigen::internal::gebp_traits<double, double>::mr;
 constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>::nr;
 constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
@@ -49,66 +52,82 @@ class Multiplier {
  public:
   enum class Path { Loop, Coefficients, Gemm };
   static Path path_for(std::int64_t n, std::int64_t k, std::int64_t m) {
-    if (n * k * m <= 512 || n * m <= 64) return Path::Loop;  // tiny, or few outputs each summing many products
+    // Tiny, or few outputs each summing many products.
+    if (n * k * m <= 512 || n * m <= 64) return Path::Loop;
     return k >= 32 && n >= 16 && m >= 16 ? Path::Gemm : Path::Coefficients;
   }
 
+  // Everything is row-major, like our tensors, so packing and copying out run along rows.
+  // Eigen computes a row-major product as the transposed column-major one, so there the
+  // tiles are mr columns by nr rows: m is padded to whole mr, n to whole nr (GEMM), or m to
+  // whole SIMD packets (the coefficient path, which runs along rows).
   Multiplier(std::int64_t n, std::int64_t k, std::int64_t m) : n_(n), k_(k), m_(m), path_(path_for(n, k, m)) {
-    if (path_ == Path::Loop) {
-      row_.resize(static_cast<std::size_t>(m));
-      return;
-    }
-    a_.resize(round_up(n, path_ == Path::Gemm ? kTileRows : kPacket), k);
-    b_.resize(k, path_ == Path::Gemm ? round_up(m, kTileCols) : m);
+    if (path_ == Path::Loop) return;
+    const bool gemm = path_ == Path::Gemm;
+    // The coefficient path vectorises along rows of its result: for a narrow C (few columns,
+    // many rows) compute Cᵀ = op(B)ᵀ op(A)ᵀ instead, whose rows are long.
+    swapped_ = !gemm && m < kPacket && n >= kPacket;
+    const std::int64_t rows = swapped_ ? m : n, cols = swapped_ ? n : m;
+    a_.resize(gemm ? round_up(rows, kTileCols) : rows, k);
+    b_.resize(k, round_up(cols, gemm ? kTileRows : kPacket));
     product_.resize(a_.rows(), b_.cols());
-    a_.bottomRows(a_.rows() - n).setZero();  // the padding; pack() fills the rest every time
-    b_.rightCols(b_.cols() - m).setZero();
+    a_.bottomRows(a_.rows() - rows).setZero();  // the padding; pack() fills the rest every time
+    b_.rightCols(b_.cols() - cols).setZero();
   }
 
   void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
            std::int64_t bc, bool tb) {
     if (path_ == Path::Loop) {
-      if (tb) {  // make B's rows contiguous, so that the inner loop runs along them
-        transposed_.resize(static_cast<std::size_t>(k_ * m_));
-        for (std::int64_t p = 0; p < k_; ++p)
-          for (std::int64_t j = 0; j < m_; ++j) transposed_[p * m_ + j] = b[j * bc + p];
-        b = transposed_.data();
-        bc = m_;
-      }
-      double* row = row_.data();
-      for (std::int64_t i = 0; i < n_; ++i) {
-        std::fill(row, row + m_, 0.0);
-        for (std::int64_t p = 0; p < k_; ++p) {
-          const double x = ta ? a[p * ac + i] : a[i * ac + p];
-          const double* bp = b + p * bc;
-          for (std::int64_t j = 0; j < m_; ++j) row[j] += x * bp[j];
+      // Each element is a dot product of k terms, added in four interleaved partial sums (by
+      // p mod 4, then (s0 + s1) + (s2 + s3)): the same order for every element, and four
+      // independent chains keep the FPU busy on long sums.
+      const std::int64_t a_step = ta ? ac : 1, a_row = ta ? 1 : ac, b_step = tb ? 1 : bc, b_col = tb ? bc : 1;
+      for (std::int64_t i = 0; i < n_; ++i)
+        for (std::int64_t j = 0; j < m_; ++j) {
+          const double* x = a + i * a_row;
+          const double* y = b + j * b_col;
+          double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+          std::int64_t p = 0;
+          for (; p + 4 <= k_; p += 4) {
+            s0 += x[p * a_step] * y[p * b_step];
+            s1 += x[(p + 1) * a_step] * y[(p + 1) * b_step];
+            s2 += x[(p + 2) * a_step] * y[(p + 2) * b_step];
+            s3 += x[(p + 3) * a_step] * y[(p + 3) * b_step];
+          }
+          if (p < k_) s0 += x[p * a_step] * y[p * b_step];
+          if (p + 1 < k_) s1 += x[(p + 1) * a_step] * y[(p + 1) * b_step];
+          if (p + 2 < k_) s2 += x[(p + 2) * a_step] * y[(p + 2) * b_step];
+          c[i * m_ + j] += (s0 + s1) + (s2 + s3);
         }
-        for (std::int64_t j = 0; j < m_; ++j) c[i * m_ + j] += row[j];
-      }
       return;
     }
-    pack(a, ar, ac, ta, a_);
-    pack(b, br, bc, tb, b_);
+    if (swapped_) {  // op(B)ᵀ into a_, op(A)ᵀ into b_
+      pack(b, br, bc, !tb, a_);
+      pack(a, ar, ac, !ta, b_);
+    } else {
+      pack(a, ar, ac, ta, a_);
+      pack(b, br, bc, tb, b_);
+    }
     if (path_ == Path::Gemm) product_.noalias() = a_ * b_;
     else product_.noalias() = a_.lazyProduct(b_);
-    for (std::int64_t i = 0; i < n_; ++i)
-      for (std::int64_t j = 0; j < m_; ++j) c[i * m_ + j] += product_(i, j);
+    Eigen::Map<RowMajorMatrix> out(c, n_, m_);
+    if (swapped_) out.noalias() += product_.topLeftCorner(m_, n_).transpose();
+    else out.noalias() += product_.topLeftCorner(n_, m_);
   }
 
  private:
   // The row-major r x c matrix at `src` (transposed first if asked) into the top-left corner of
   // `dst`; the rest of `dst` stays zero.
-  static void pack(const double* src, std::int64_t r, std::int64_t c, bool transposed, ColMajorMatrix& dst) {
-    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    const Eigen::Map<const RowMajor> m(src, r, c);
+  static void pack(const double* src, std::int64_t r, std::int64_t c, bool transposed, RowMajorMatrix& dst) {
+    const Eigen::Map<const RowMajorMatrix> m(src, r, c);
     if (transposed) dst.topLeftCorner(c, r) = m.transpose();
     else dst.topLeftCorner(r, c) = m;
   }
 
   std::int64_t n_, k_, m_;
   Path path_;
-  ColMajorMatrix a_, b_, product_;        // padded operands and product (GEMM and coefficient paths)
-  std::vector<double> row_, transposed_;  // loop path: one row of C; B transposed
+  bool swapped_ = false;  // computing Cᵀ (see the constructor)
+  RowMajorMatrix a_, b_, product_;        // padded operands and product (GEMM and coefficient paths)
 };
 
 // C[c] += op(A[a]) op(B[b]) for every index of `batch`, where op transposes when asked and
@@ -135,11 +154,13 @@ void batched_gemm(const Shape& batch, Tensor& C, const Tensor& A, bool ta, const
   });
 }
 
-// a: [..., n, k], b: [..., k, m], both at least 2-D; result: [broadcast(...), n, m].
-Tensor matmul_2d_or_more(const Tensor& a, const Tensor& b) {
-  if (cols(a) != rows(b))
-    throw ShapeError("matmul: " + to_string(a.shape()) + " @ " + to_string(b.shape()) + ": inner sizes " +
-                     std::to_string(cols(a)) + " and " + std::to_string(rows(b)) + " differ");
+// a: [..., n, k], b: [..., k, m] (or [..., m, k] read transposed when b_transposed), both at
+// least 2-D; result: [broadcast(...), n, m].
+Tensor product(const Tensor& a, const Tensor& b, bool b_transposed) {
+  const std::int64_t inner_b = b_transposed ? cols(b) : rows(b), m = b_transposed ? rows(b) : cols(b);
+  if (cols(a) != inner_b)
+    throw ShapeError("matmul: " + to_string(a.shape()) + " @ " + to_string(b.shape()) + (b_transposed ? "ᵀ" : "") +
+                     ": inner sizes " + std::to_string(cols(a)) + " and " + std::to_string(inner_b) + " differ");
   Shape batch;
   try {
     batch = broadcast_shapes("matmul", batch_of(a), batch_of(b));
@@ -149,19 +170,21 @@ Tensor matmul_2d_or_more(const Tensor& a, const Tensor& b) {
   }
   Shape out = batch;
   out.push_back(rows(a));
-  out.push_back(cols(b));
+  out.push_back(m);
   Tensor y = detail::empty_tensor(out);
-  batched_gemm(batch, y, a, false, b, false);
-  // y = a b  =>  da = g bᵀ (summed over a's broadcast batch dims),  db = aᵀ g (likewise for b).
-  return detail::record("matmul", y, {a, b}, [a, b, batch](const Tensor& g) -> std::vector<Tensor> {
+  batched_gemm(batch, y, a, false, b, b_transposed);
+  // y = a b  =>  da = g bᵀ, db = aᵀ g;  y = a bᵀ  =>  da = g b, db = gᵀ a.  Each is summed over
+  // the batch dimensions its operand was broadcast along (batched_gemm accumulates).
+  return detail::record("matmul", y, {a, b}, [a, b, batch, b_transposed](const Tensor& g) -> std::vector<Tensor> {
     Tensor ga, gb;
     if (a.requires_grad()) {
       ga = detail::empty_tensor(a.shape());
-      batched_gemm(batch, ga, g, false, b, true);
+      batched_gemm(batch, ga, g, false, b, !b_transposed);
     }
     if (b.requires_grad()) {
       gb = detail::empty_tensor(b.shape());
-      batched_gemm(batch, gb, a, true, g, false);
+      if (b_transposed) batched_gemm(batch, gb, g, true, a, false);
+      else batched_gemm(batch, gb, a, true, g, false);
     }
     return {ga, gb};
   });
@@ -179,10 +202,20 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (a.dim() == 1 && cols(a2) != rows(b2))
     throw ShapeError("matmul: " + to_string(a.shape()) + " @ " + to_string(b.shape()) + ": inner sizes " +
                      std::to_string(cols(a2)) + " and " + std::to_string(rows(b2)) + " differ");
-  Tensor y = matmul_2d_or_more(a2, b2);
+  Tensor y = product(a2, b2, false);
   if (b.dim() == 1) y = squeeze(y, -1);
   if (a.dim() == 1) y = squeeze(y, -2 + (b.dim() == 1 ? 1 : 0));
   return y;
 }
+
+namespace detail {
+
+Tensor matmul_transposed(const Tensor& a, const Tensor& b) {
+  if (a.dim() < 2 || b.dim() < 2)
+    throw ShapeError("matmul: " + to_string(a.shape()) + " @ " + to_string(b.shape()) + "ᵀ: both operands need at least two dimensions");
+  return product(a, b, true);
+}
+
+}  // namespace detail
 
 }  // namespace litgrad

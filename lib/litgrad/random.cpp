@@ -1,5 +1,6 @@
-// Compiled with -ffp-contract=off (see CMakeLists.txt): a fused multiply-add would round
-// differently from a multiply and an add, and the numbers here must not depend on the CPU.
+// Compiled, like all of litgrad, with -ffp-contract=off (see CMakeLists.txt): a fused
+// multiply-add would round differently from a multiply and an add, and the numbers here must
+// not depend on the CPU.
 
 #include "litgrad/random.hpp"
 

@@ -134,7 +134,7 @@ Tensor tensor(std::vector<double> values, Shape shape, DType dtype) {
       throw ValueError("tensor: Bool values must be 0 or 1, got " + std::to_string(v));
   }
   Tensor t = detail::empty_tensor(shape, dtype);
-  *t.impl().storage = std::move(values);
+  t.impl().storage->assign(values.begin(), values.end());
   return t;
 }
 

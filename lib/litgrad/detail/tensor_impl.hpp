@@ -4,14 +4,12 @@
 #include <memory>
 #include <vector>
 
+#include "litgrad/detail/storage.hpp"
 #include "litgrad/tensor.hpp"
 
 namespace litgrad::detail {
 
 struct Node;
-
-/// The elements, shared between a tensor and its detached or reshaped copies.
-using Storage = std::vector<double>;
 
 struct TensorImpl {
   std::shared_ptr<Storage> storage;

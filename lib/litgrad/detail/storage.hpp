@@ -1,0 +1,35 @@
+#pragma once
+// Where tensors keep their elements. Only the library's own .cpp files include this.
+//
+// Large blocks are recycled: a freed block of 256 KiB or more is kept (up to 1 GiB in all, per
+// thread) and handed to the next request of the same size. Attention allocates and frees the
+// same large score matrices on every step; without this, each of them would come fresh from the
+// operating system, and page faults would cost as much as the arithmetic. Small blocks go to
+// malloc as usual. Recycling changes where numbers live, never what they are.
+
+#include <cstddef>
+#include <vector>
+
+namespace litgrad::detail {
+
+void* allocate_block(std::size_t bytes);
+void free_block(void* block, std::size_t bytes);
+
+template <class T>
+struct RecyclingAllocator {
+  using value_type = T;
+  RecyclingAllocator() = default;
+  template <class U>
+  RecyclingAllocator(const RecyclingAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(allocate_block(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) { free_block(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const RecyclingAllocator<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const RecyclingAllocator<U>&) const { return false; }
+};
+
+/// The elements, shared between a tensor and its detached or reshaped copies.
+using Storage = std::vector<double, RecyclingAllocator<double>>;
+
+}  // namespace litgrad::detail
