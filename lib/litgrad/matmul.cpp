@@ -54,7 +54,7 @@ class Multiplier {
   static Path path_for(std::int64_t n, std::int64_t k, std::int64_t m) {
     // Tiny, or few outputs each summing many products.
     if (n * k * m <= 512 || n * m <= 64) return Path::Loop;
-    return k >= 32 && n >= 16 && m >= 16 ? Path::Gemm : Path::Coefficients;
+    return k >= 8 && n >= 16 && m >= 16 ? Path::Gemm : Path::Coefficients;
   }
 
   // Everything is row-major, like our tensors, so packing and copying out run along rows.
