@@ -388,7 +388,7 @@ class PerformanceDirective(Directive):
                         lines += [f"   * - {rst_text(k)}", f"     - {rst_text(shown)}"]
                 lines += [""]
                 if name == "length sweep":
-                    lines += [f"   Goal: {rst_text(row['goal'])}: {'met' if row['goal met'] else 'not met'}.", ""]
+                    lines += [f"Goal of the sweep: {rst_text(row['goal'])}; {'met' if row['goal met'] else 'not met'}.", ""]
             sweep = results["workloads"]["length sweep"]["rows"]
             series = [{"label": "litgrad", "x": [r["L"] for r in sweep], "y": [r["litgrad_seconds"] * 1e3 for r in sweep]}]
             if sweep and "libtorch_seconds" in sweep[0]:
