@@ -202,13 +202,14 @@ FlagBatch flag_batch(std::int64_t n, Generator& gen) {
   Tensor tokens = zeros({n, kPositions, 2}), answer = zeros({n, 1});
   const Tensor values = randn({n, kPositions}, gen) * std::sqrt(kValueVariance);
   const Tensor flagged = randint(0, kPositions, {n}, gen);
+  const double* v = values.data();  // [n, 8], row-major
   for (std::int64_t b = 0; b < n; ++b) {
-    const auto f = static_cast<std::int64_t>(flagged.at({b}));
+    const auto f = static_cast<std::int64_t>(flagged.data()[b]);
     for (std::int64_t t = 0; t < kPositions; ++t) {
-      tokens.data()[(b * kPositions + t) * 2] = values.at({b, t});
+      tokens.data()[(b * kPositions + t) * 2] = v[b * kPositions + t];
       tokens.data()[(b * kPositions + t) * 2 + 1] = t == f ? 1.0 : 0.0;
     }
-    answer.data()[b] = values.at({b, f});
+    answer.data()[b] = v[b * kPositions + f];
   }
   return {tokens, answer, flagged};
 }
@@ -279,7 +280,7 @@ struct LearnedQueryModel : Model {
 
 // %%
 // All models train the same way: Adam, fresh batches of 64 every step, mean squared error.
-// Every 50 steps we measure the error on 4,096 held-out examples, in units of :math:`s^2`.
+// Every 100 steps we measure the error on 4,096 held-out examples, in units of :math:`s^2`.
 
 struct Training {
   std::vector<double> steps, test_error;  // the curve, error / s²
@@ -298,7 +299,7 @@ Training train(Model& model, const std::function<Batch(std::int64_t, Generator&)
     return mse_loss(model.forward(test.tokens), test.answer).item() / kValueVariance;
   };
   for (int step = 0; step <= steps; ++step) {
-    if (step % 50 == 0) {
+    if (step % 100 == 0) {
       t.steps.push_back(step);
       t.test_error.push_back(evaluate());
     }
