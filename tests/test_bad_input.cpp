@@ -126,6 +126,8 @@ TEST_CASE("every bad input in the table throws the named error with a message na
       {"select beyond the end", Kind::Index, "select: index 3 is out of range for dimension 0 of size 2", [&] { select(m23, 0, 3); }},
       {"gather with an index out of range", Kind::Index, "gather: index 3 is out of range for dimension 1 of size 3",
        [&] { gather(m23, 1, tensor({3, 0}, {2, 1}, DType::Int64)); }},
+      {"gather from a 0-dimensional tensor (found by the fuzzer)", Kind::Index, "gather: cannot gather from a 0-dimensional tensor",
+       [&] { gather(scalar_tensor(1), 0, tensor({0}, {}, DType::Int64)); }},
       {"cross_entropy with a class out of range", Kind::Index, "cross_entropy: target class 3 is out of range for 3 classes",
        [&] { cross_entropy(m23, tensor({3, 0}, {2}, DType::Int64)); }},
       {"at() with an index out of range", Kind::Index, "at: index 3 is out of range for dimension 1 of size 3", [&] { m23.at({0, 3}); }},

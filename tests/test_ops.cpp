@@ -124,6 +124,14 @@ TEST_CASE("matmul treats a 1-D operand as a row on the left and a column on the 
   CHECK(matmul(ones({2, 3, 2}), v).shape() == Shape{2, 3});
 }
 
+TEST_CASE("matmul of empty operands gives an empty or all-zero product, as torch") {
+  CHECK(matmul(zeros({0, 3}), ones({3, 2})).shape() == Shape{0, 2});
+  CHECK(test::identical(matmul(zeros({2, 0}), zeros({0, 3})), zeros({2, 3})));  // a sum of no terms
+  Tensor a = zeros({2, 0}).requires_grad_();
+  sum(matmul(a, zeros({0, 3}))).backward();
+  CHECK(a.grad().shape() == Shape{2, 0});
+}
+
 TEST_CASE("matmul names both shapes when they do not fit") {
   CHECK_THROWS_WITH_AS(matmul(ones({2, 3}), ones({4, 5})), "matmul: [2,3] @ [4,5]: inner sizes 3 and 4 differ", ShapeError);
   CHECK_THROWS_WITH_AS(matmul(ones({3}), ones({4})), "matmul: [3] @ [4]: inner sizes 3 and 4 differ", ShapeError);
@@ -179,6 +187,11 @@ TEST_CASE("softmax gives a -inf score weight exactly 0, and a row of only -inf g
   CHECK(l.at({0, 0}) == 0.0);
   CHECK(l.at({0, 1}) == -INFINITY);
   CHECK(std::isnan(l.at({1, 0})));
+}
+
+TEST_CASE("softmax of an empty tensor is empty, along any dimension") {
+  CHECK(softmax(zeros({0, 2}), 0).shape() == Shape{0, 2});
+  CHECK(log_softmax(zeros({2, 0}), 1).shape() == Shape{2, 0});
 }
 
 TEST_CASE("softmax does not overflow on large scores and lets a NaN through") {

@@ -67,6 +67,7 @@ Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index) {
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
   if (index.dtype() != DType::Int64)
     throw ValueError("gather: index must be an Int64 tensor, got " + std::string(to_string(index.dtype())));
+  if (x.dim() == 0) throw IndexError("gather: cannot gather from a 0-dimensional tensor");
   const std::int64_t d = wrap_dim("gather", dim, x.dim());
   if (index.dim() != x.dim())
     throw ShapeError("gather: index of shape " + to_string(index.shape()) + " must have as many dimensions as the input " +

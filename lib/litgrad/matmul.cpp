@@ -137,6 +137,7 @@ class Multiplier {
 void batched_gemm(const Shape& batch, Tensor& C, const Tensor& A, bool ta, const Tensor& B, bool tb) {
   const Shape cb = batch_of(C), ab = batch_of(A), bb = batch_of(B);
   const std::int64_t n = rows(C), m = cols(C), k = ta ? rows(A) : cols(A), count = numel(batch);
+  if (numel(C.shape()) == 0 || k == 0 || count == 0) return;  // nothing to add (and empty data may be null)
   // One matrix shared by the whole batch (a Linear layer's weight, say): stack the batch's
   // matrices into one tall product instead of many small ones.
   if (count > 1 && numel(bb) == 1 && !ta && ab == batch && cb == batch) {  // C_i = A_i B for all i

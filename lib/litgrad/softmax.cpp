@@ -15,6 +15,7 @@ namespace {
 // the slice's elements are at first, first + stride, ..., first + (n-1) * stride.
 template <class F>
 void for_each_slice(const Shape& shape, std::int64_t dim, F f) {
+  if (numel(shape) == 0) return;  // no elements, no slices (and an empty tensor's data may be null)
   std::int64_t outer = 1, n = shape.empty() ? 1 : shape[dim], inner = 1;
   for (std::int64_t i = 0; i < dim; ++i) outer *= shape[i];
   for (std::size_t i = dim + 1; i < shape.size(); ++i) inner *= shape[i];
