@@ -363,20 +363,40 @@ void report_flag_model(const char* name, FlagModel kind, const char* measured_na
 }
 
 // %%
-// The linear model, trained until its test error no longer moves, stays near the
-// :math:`\tfrac78 s^2` derived above, far above half the variance, for every seed.
+// The linear model ends where the derivation says the best linear model ends: at
+// :math:`\tfrac78 s^2`, far above half the variance, for every seed. Where it ends is measured
+// on 4,096 held-out examples, so it carries sampling error: with Gaussian residuals of variance
+// :math:`\sigma^2 = \tfrac78 s^2` the mean squared error has standard error
+// :math:`\sqrt{2\sigma^4/4096} \approx 0.019\,s^2`, and we require the measured error within
+// three of those (:math:`0.058\,s^2`) of :math:`\tfrac78 s^2`: trained to convergence, and no
+// better than the derivation allows.
 
-TEST_CASE("a linear model on all inputs stays above half the variance") {
-  report_flag_model("linear", FlagModel::Linear, "lowest test error / s² over seeds");
-  for (auto seed : kSeeds) CHECK(flag_run(FlagModel::Linear, seed).training.final_error > 0.5);
+// Three standard errors of a 4,096-example mean squared error whose residuals have variance 7/8.
+const double kThreeStandardErrors = 3 * std::sqrt(2 * (7.0 / 8) * (7.0 / 8) / 4096);
+
+// For every seed: the test error within three standard errors of 7/8 s², hence above s²/2.
+void check_converged_to_seven_eighths(FlagModel kind, const char* name) {
+  report_flag_model(name, kind, "lowest test error / s² over seeds");
+  double farthest = 0;
+  for (auto seed : kSeeds) {
+    const double error = flag_run(kind, seed).training.final_error;
+    CHECK(error > 0.5);
+    CHECK(std::fabs(error - 7.0 / 8) < kThreeStandardErrors);
+    farthest = std::max(farthest, std::fabs(error - 7.0 / 8));
+  }
+  book::measured("largest distance from 7/8 / s²", farthest);
+}
+
+TEST_CASE("a linear model on all inputs, trained to convergence, stays above half the variance") {
+  check_converged_to_seven_eighths(FlagModel::Linear, "linear");
 }
 
 // %%
-// The averaging model does no better, however its read-out network is trained.
+// The averaging model, trained the same way, converges to the same :math:`\tfrac78 s^2`, within
+// the same three standard errors: however its read-out is trained, it does no better.
 
-TEST_CASE("a model that averages the positions with equal weights and reads out through an MLP stays above half the variance") {
-  report_flag_model("uniform average + MLP", FlagModel::UniformAverage, "lowest test error / s² over seeds");
-  for (auto seed : kSeeds) CHECK(flag_run(FlagModel::UniformAverage, seed).training.final_error > 0.5);
+TEST_CASE("a model that averages the positions with equal weights and reads out through an MLP, trained to convergence, stays above half the variance") {
+  check_converged_to_seven_eighths(FlagModel::UniformAverage, "uniform average + MLP");
 }
 
 // %%
