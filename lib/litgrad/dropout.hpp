@@ -14,6 +14,11 @@ namespace litgrad {
 /// Shapes: any; the result has x's shape. The mask comes from \p gen, so a seeded run drops
 /// the same elements every time (but not the ones torch would drop: its generator differs).
 /// \throws ValueError unless 0 <= p <= 1.
+///
+/// \code
+/// Generator gen(0);
+/// Tensor y = dropout(ones({1000}), 0.25, /*training=*/true, gen);   // about 750 elements 4/3, the rest 0
+/// \endcode
 Tensor dropout(const Tensor& x, double p, bool training = true, Generator& gen = default_generator());
 
 }  // namespace litgrad

@@ -86,6 +86,12 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 /// Shapes: mask must broadcast to x, and the result has x's shape. A `-inf` fill is how
 /// attention forbids a position: softmax then gives it weight exactly 0.
 /// \throws ValueError when \p mask is not Bool; ShapeError when it does not broadcast to x.
+///
+/// \code
+/// Tensor scores = tensor({{1, 2, 3}});
+/// Tensor later = tensor({0, 1, 1}, {3}, DType::Bool);
+/// softmax(masked_fill(scores, later, -INFINITY), -1);   // [[1, 0, 0]]
+/// \endcode
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 ///@}
 

@@ -17,6 +17,12 @@ Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index);
 /// \brief Positions `start, start+step, ...` below \p end along \p dim (Python's
 /// `x[start:end:step]`): negative bounds count from the end and bounds are clipped to the
 /// size, as in Python. \throws ValueError when step is not positive.
+///
+/// \code
+/// Tensor x = reshape(arange(12), {3, 4});
+/// slice(x, 1, 1, -1);      // columns 1 and 2, shape [3,2]
+/// select(x, 0, -1);        // the last row, [8, 9, 10, 11]
+/// \endcode
 Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step = 1);
 
 /// \brief Picks along \p dim by an Int64 index tensor, as `torch.gather`:
@@ -26,6 +32,11 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
 /// but \p dim; the result has index's shape. Used by cross_entropy() to pick each row's
 /// target class. \throws ValueError when index is not Int64; IndexError for an index out of
 /// range; ShapeError for mismatched shapes.
+///
+/// \code
+/// Tensor x = tensor({{1, 2, 3}, {4, 5, 6}});
+/// gather(x, 1, tensor({2, 0}, {2, 1}, DType::Int64));   // [[3], [4]]
+/// \endcode
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index);
 
 /// \brief Joins tensors along an existing dimension: `[2,3]` and `[4,3]` along 0 give `[6,3]`.

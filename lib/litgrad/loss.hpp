@@ -24,6 +24,11 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction =
 /// Shapes: input `[N, C]` scores (logits) and target `[N]` Int64 classes in `[0, C)`; or input
 /// `[C]` and a 0-dimensional target. \throws ValueError for a non-Int64 target;
 /// ShapeError for mismatched shapes; IndexError for a class out of range.
+///
+/// \code
+/// Tensor logits = tensor({{2, 0, 0}, {0, 0, 2}});
+/// cross_entropy(logits, tensor({0, 2}, {2}, DType::Int64));   // -log(e²/(e²+2)) = 0.2395
+/// \endcode
 Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 
 }  // namespace litgrad

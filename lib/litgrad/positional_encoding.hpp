@@ -23,6 +23,11 @@ Tensor ramp_positional_encoding(std::int64_t length);
 /// Each pair of features is a point on the unit circle turning at its own rate, so every
 /// position gets a distinct direction a query can point at.
 /// \throws ValueError for an odd d (the features come in sin/cos pairs), d < 2 or L < 1.
+///
+/// \code
+/// Tensor tokens = randn({8, 4});
+/// Tensor with_position = cat({tokens, sinusoidal_positional_encoding(8, 8)}, 1);   // [8, 12]
+/// \endcode
 Tensor sinusoidal_positional_encoding(std::int64_t length, std::int64_t d);
 
 }  // namespace litgrad

@@ -15,6 +15,12 @@ namespace litgrad {
 Tensor sum(const Tensor& x);
 /// \brief Sums over the listed dimensions: `[2,3,4]` over `{0, 2}` gives `[3]`, or `[1,3,1]`
 /// with \p keepdim. \throws IndexError for a dimension out of range; ShapeError for a repeat.
+///
+/// \code
+/// Tensor x = reshape(arange(6), {2, 3});
+/// sum(x, {1});          // [3, 12], shape [2]
+/// sum(x, {1}, true);    // shape [2,1], broadcasts against x
+/// \endcode
 Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim = false);
 /// \brief The mean of all elements (NaN for an empty tensor, as torch).
 Tensor mean(const Tensor& x);

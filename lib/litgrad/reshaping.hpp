@@ -13,6 +13,12 @@ namespace litgrad {
 ///
 /// One entry of \p shape may be `-1`, meaning "whatever makes the counts match":
 /// `reshape(x, {-1})` flattens. The data are shared, not copied.
+///
+/// \code
+/// Tensor x = arange(6);
+/// Tensor m = reshape(x, {2, -1});     // [[0, 1, 2], [3, 4, 5]]
+/// Tensor t = transpose(m, 0, 1);     // [[0, 3], [1, 4], [2, 5]]
+/// \endcode
 /// \throws ShapeError when the element counts differ or `-1` cannot be resolved.
 Tensor reshape(const Tensor& x, const Shape& shape);
 /// \brief Inserts a dimension of size 1 at \p dim: `[3,4]` with dim 1 gives `[3,1,4]`.

@@ -13,6 +13,10 @@ namespace litgrad {
 
 /// \brief `exp(x_i) / sum_j exp(x_j)` along \p dim; same shape out as in, each slice along
 /// \p dim non-negative and summing to one.
+///
+/// \code
+/// Tensor w = softmax(tensor({{0, 0}, {0, -INFINITY}}), -1);   // [[0.5, 0.5], [1, 0]]
+/// \endcode
 Tensor softmax(const Tensor& x, std::int64_t dim);
 
 /// \brief `x_i - log(sum_j exp(x_j))` along \p dim: the logarithm of softmax, computed

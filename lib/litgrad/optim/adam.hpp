@@ -18,6 +18,10 @@ struct AdamOptions {
 /// \brief torch's update, at step t = 1, 2, ...: `g = grad + wd p`,
 /// `m = b1 m + (1 - b1) g`, `v = b2 v + (1 - b2) g²`,
 /// `p -= (lr / (1 - b1^t)) m / (sqrt(v) / sqrt(1 - b2^t) + eps)`.
+///
+/// \code
+/// optim::Adam opt(model.parameters(), {0.02});   // lr 0.02, torch's other defaults
+/// \endcode
 class Adam : public Optimizer {
  public:
   /// \throws ValueError for a negative lr or eps, or a beta outside [0, 1).
