@@ -62,7 +62,8 @@ void accumulate(Tensor& g, const Tensor& delta, bool fresh = false) {
   }
   double* dst = g.data();
   const double* src = delta.data();
-  for (std::int64_t i = 0; i < g.numel(); ++i) dst[i] += src[i];
+  const std::int64_t n = g.numel();
+  for (std::int64_t i = 0; i < n; ++i) dst[i] += src[i];
 }
 
 // Every tensor that the gradient of `root` must pass through, each after all tensors that

@@ -15,18 +15,23 @@ namespace litgrad {
 namespace {
 
 using detail::empty_tensor;
+using detail::uninitialized_tensor;
 using detail::for_each_broadcast;
 
 // y = f(x) elementwise; dx = df(x, y, dy) elementwise.  x: any shape; y, dy: x's shape.
 template <class F, class DF>
 Tensor unary(const char* op, const Tensor& x, F f, DF df) {
-  Tensor y = empty_tensor(x.shape());
+  Tensor y = uninitialized_tensor(x.shape());
   const double* xv = x.data();
   double* yv = y.data();
-  for (std::int64_t i = 0; i < x.numel(); ++i) yv[i] = f(xv[i]);
+  const std::int64_t n = x.numel();
+  for (std::int64_t i = 0; i < n; ++i) yv[i] = f(xv[i]);
   return detail::record(op, y, {x}, [x, y, df](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = empty_tensor(x.shape());
-    for (std::int64_t i = 0; i < x.numel(); ++i) gx.data()[i] = df(x.data()[i], y.data()[i], g.data()[i]);
+    Tensor gx = uninitialized_tensor(x.shape());
+    const double *xs = x.data(), *ys = y.data(), *gs = g.data();
+    double* out = gx.data();
+    const std::int64_t count = x.numel();
+    for (std::int64_t i = 0; i < count; ++i) out[i] = df(xs[i], ys[i], gs[i]);
     return {gx};
   });
 }
@@ -35,7 +40,7 @@ Tensor unary(const char* op, const Tensor& x, F f, DF df) {
 template <class F>
 Tensor broadcast_apply(const char* op, const Tensor& a, const Tensor& b, F f, DType dtype = DType::Float64) {
   const Shape out = broadcast_shapes(op, a.shape(), b.shape());
-  Tensor y = empty_tensor(out, dtype);
+  Tensor y = uninitialized_tensor(out, dtype);
   const double *av = a.data(), *bv = b.data();
   double* yv = y.data();
   for_each_broadcast<2>(out, {&a.shape(), &b.shape()},

@@ -95,7 +95,9 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
     }
   }
   Tensor y = detail::empty_tensor(index.shape());
-  for (std::int64_t k = 0; k < index.numel(); ++k) y.data()[k] = x.data()[source[k]];
+  const double* from = x.data();
+  double* to = y.data();
+  for (std::size_t k = 0; k < source.size(); ++k) to[k] = from[source[k]];
   const Shape in = x.shape();
   return detail::record("gather", y, {x}, [in, source](const Tensor& g) -> std::vector<Tensor> {
     Tensor gx = detail::empty_tensor(in);

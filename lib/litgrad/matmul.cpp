@@ -46,8 +46,9 @@ constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>:
 constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
 Eigen::Index round_up(Eigen::Index n, Eigen::Index to) { return (n + to - 1) / to * to; }
 
-// Adds op(A) op(B) (n x k times k x m) into row-major n x m matrices, one product at a time,
-// reusing its buffers. A's and B's matrices are row-major r x c, transposed when asked.
+// Adds op(A) op(B) (n x k times k x m) into row-major n x m matrices, or writes it there when
+// `overwrite` (the matrix then need not be initialised), one product at a time, reusing its
+// buffers. A's and B's matrices are row-major r x c, transposed when asked.
 class Multiplier {
  public:
   enum class Path { Loop, Coefficients, Gemm };
@@ -61,7 +62,8 @@ class Multiplier {
   // Eigen computes a row-major product as the transposed column-major one, so there the
   // tiles are mr columns by nr rows: m is padded to whole mr, n to whole nr (GEMM), or m to
   // whole SIMD packets (the coefficient path, which runs along rows).
-  Multiplier(std::int64_t n, std::int64_t k, std::int64_t m) : n_(n), k_(k), m_(m), path_(path_for(n, k, m)) {
+  Multiplier(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite)
+      : n_(n), k_(k), m_(m), path_(path_for(n, k, m)), overwrite_(overwrite) {
     if (path_ == Path::Loop) return;
     const bool gemm = path_ == Path::Gemm;
     // The coefficient path vectorises along rows of its result: for a narrow C (few columns,
@@ -97,7 +99,8 @@ class Multiplier {
           if (p < k_) s0 += x[p * a_step] * y[p * b_step];
           if (p + 1 < k_) s1 += x[(p + 1) * a_step] * y[(p + 1) * b_step];
           if (p + 2 < k_) s2 += x[(p + 2) * a_step] * y[(p + 2) * b_step];
-          c[i * m_ + j] += (s0 + s1) + (s2 + s3);
+          const double total = (s0 + s1) + (s2 + s3);
+          c[i * m_ + j] = overwrite_ ? total : c[i * m_ + j] + total;
         }
       return;
     }
@@ -111,7 +114,9 @@ class Multiplier {
     if (path_ == Path::Gemm) product_.noalias() = a_ * b_;
     else product_.noalias() = a_.lazyProduct(b_);
     Eigen::Map<RowMajorMatrix> out(c, n_, m_);
-    if (swapped_) out.noalias() += product_.topLeftCorner(m_, n_).transpose();
+    if (overwrite_ && swapped_) out.noalias() = product_.topLeftCorner(m_, n_).transpose();
+    else if (overwrite_) out.noalias() = product_.topLeftCorner(n_, m_);
+    else if (swapped_) out.noalias() += product_.topLeftCorner(m_, n_).transpose();
     else out.noalias() += product_.topLeftCorner(n_, m_);
   }
 
@@ -126,29 +131,38 @@ class Multiplier {
 
   std::int64_t n_, k_, m_;
   Path path_;
+  bool overwrite_;
   bool swapped_ = false;  // computing Cᵀ (see the constructor)
   RowMajorMatrix a_, b_, product_;        // padded operands and product (GEMM and coefficient paths)
 };
 
 // C[c] += op(A[a]) op(B[b]) for every index of `batch`, where op transposes when asked and
 // the batch shapes of C, A and B each broadcast to `batch`. Accumulating into C is what sums a
-// gradient over the batch dimensions its operand was broadcast along.
+// gradient over the batch dimensions its operand was broadcast along. When C's batch is the
+// whole batch, each of its matrices is written once, and `overwrite` writes instead of adding
+// (so C need not be zeroed first).
 // A: [..., r, c], B: [..., r, c], C: [..., n, m] with n, m the sizes of the product.
-void batched_gemm(const Shape& batch, Tensor& C, const Tensor& A, bool ta, const Tensor& B, bool tb) {
+void batched_gemm(const Shape& batch, Tensor& C, const Tensor& A, bool ta, const Tensor& B, bool tb,
+                  bool overwrite = false) {
   const Shape cb = batch_of(C), ab = batch_of(A), bb = batch_of(B);
   const std::int64_t n = rows(C), m = cols(C), k = ta ? rows(A) : cols(A), count = numel(batch);
-  if (numel(C.shape()) == 0 || k == 0 || count == 0) return;  // nothing to add (and empty data may be null)
+  overwrite = overwrite && batch_of(C) == batch;
+  if (numel(C.shape()) == 0 || count == 0) return;  // no elements (and empty data may be null)
+  if (k == 0) {  // a sum of no products
+    if (overwrite) std::fill(C.data(), C.data() + numel(C.shape()), 0.0);
+    return;
+  }
   // One matrix shared by the whole batch (a Linear layer's weight, say): stack the batch's
   // matrices into one tall product instead of many small ones.
   if (count > 1 && numel(bb) == 1 && !ta && ab == batch && cb == batch) {  // C_i = A_i B for all i
-    Multiplier(count * n, k, m).add(C.data(), A.data(), count * rows(A), cols(A), false, B.data(), rows(B), cols(B), tb);
+    Multiplier(count * n, k, m, overwrite).add(C.data(), A.data(), count * rows(A), cols(A), false, B.data(), rows(B), cols(B), tb);
     return;
   }
   if (count > 1 && numel(cb) == 1 && ta && !tb && ab == batch && bb == batch) {  // C = sum_i A_iᵀ B_i
-    Multiplier(n, count * rows(A), m).add(C.data(), A.data(), count * rows(A), cols(A), true, B.data(), count * rows(B), cols(B), false);
+    Multiplier(n, count * rows(A), m, overwrite).add(C.data(), A.data(), count * rows(A), cols(A), true, B.data(), count * rows(B), cols(B), false);
     return;
   }
-  Multiplier multiply(n, k, m);
+  Multiplier multiply(n, k, m, overwrite);
   const std::int64_t cs = n * m, as = rows(A) * cols(A), bs = rows(B) * cols(B);
   detail::for_each_broadcast<3>(batch, {&cb, &ab, &bb}, [&](std::int64_t, const auto& o) {
     multiply.add(C.data() + o[0] * cs, A.data() + o[1] * as, rows(A), cols(A), ta, B.data() + o[2] * bs, rows(B), cols(B), tb);
@@ -172,8 +186,8 @@ Tensor product(const Tensor& a, const Tensor& b, bool b_transposed) {
   Shape out = batch;
   out.push_back(rows(a));
   out.push_back(m);
-  Tensor y = detail::empty_tensor(out);
-  batched_gemm(batch, y, a, false, b, b_transposed);
+  Tensor y = detail::uninitialized_tensor(out);
+  batched_gemm(batch, y, a, false, b, b_transposed, /*overwrite=*/true);
   // y = a b  =>  da = g bᵀ, db = aᵀ g;  y = a bᵀ  =>  da = g b, db = gᵀ a.  Each is summed over
   // the batch dimensions its operand was broadcast along (batched_gemm accumulates).
   return detail::record("matmul", y, {a, b}, [a, b, batch, b_transposed](const Tensor& g) -> std::vector<Tensor> {

@@ -82,7 +82,9 @@ namespace {
 template <class F>
 Tensor fill(const Shape& shape, DType dtype, F next) {
   Tensor t = detail::empty_tensor(shape, dtype);
-  for (std::int64_t i = 0; i < t.numel(); ++i) t.data()[i] = next();
+  double* v = t.data();
+  const std::int64_t n = t.numel();
+  for (std::int64_t i = 0; i < n; ++i) v[i] = next();
   return t;
 }
 }  // namespace

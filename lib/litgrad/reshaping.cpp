@@ -67,14 +67,17 @@ Tensor permute(const Tensor& x, const std::vector<std::int64_t>& dims) {
   std::vector<std::int64_t> in_stride(n, 1), stride(n);
   for (std::int64_t i = n - 1; i > 0; --i) in_stride[i - 1] = in_stride[i] * x.shape()[i];
   for (std::int64_t i = 0; i < n; ++i) stride[i] = in_stride[p[i]];
-  Tensor y = detail::empty_tensor(out);
+  Tensor y = detail::uninitialized_tensor(out);
   // When the last dimension stays last, whole rows move together: copy them as blocks.
   const std::int64_t block = n > 0 && p[n - 1] == n - 1 ? out[n - 1] : 1;
   const std::int64_t outer_dims = block > 1 ? n - 1 : n;
   std::vector<std::int64_t> index(n, 0);
   std::int64_t offset = 0;
-  for (std::int64_t i = 0; i < y.numel(); i += block) {
-    std::copy_n(x.data() + offset, block, y.data() + i);
+  const double* from = x.data();
+  double* to = y.data();
+  const std::int64_t total = y.numel();
+  for (std::int64_t i = 0; i < total; i += block) {
+    for (std::int64_t j = 0; j < block; ++j) to[i + j] = from[offset + j];  // short rows: no memmove call
     for (std::int64_t d = outer_dims - 1; d >= 0; --d) {
       offset += stride[d];
       if (++index[d] < out[d]) break;

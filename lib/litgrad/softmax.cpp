@@ -35,7 +35,7 @@ double slice_max(const double* x, std::int64_t stride, std::int64_t n) {
 // x: any shape; y: x's shape. y_i = exp(x_i - m) / sum_j exp(x_j - m) along dim.
 Tensor softmax(const Tensor& x, std::int64_t dim) {
   const std::int64_t d = wrap_dim("softmax", dim, x.dim());
-  Tensor y = detail::empty_tensor(x.shape());
+  Tensor y = detail::uninitialized_tensor(x.shape());
   for_each_slice(x.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
     const double* xv = x.data() + first;
     double* yv = y.data() + first;
@@ -46,7 +46,7 @@ Tensor softmax(const Tensor& x, std::int64_t dim) {
   });
   // dx_i = y_i (g_i - sum_j g_j y_j): the Jacobian diag(y) - y yᵀ applied to g, from y alone.
   return detail::record("softmax", y, {x}, [y, d](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::empty_tensor(y.shape());
+    Tensor gx = detail::uninitialized_tensor(y.shape());
     for_each_slice(y.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
       const double *yv = y.data() + first, *gv = g.data() + first;
       double dot = 0;
@@ -60,7 +60,7 @@ Tensor softmax(const Tensor& x, std::int64_t dim) {
 // x: any shape; y: x's shape. y_i = x_i - m - log(sum_j exp(x_j - m)) along dim.
 Tensor log_softmax(const Tensor& x, std::int64_t dim) {
   const std::int64_t d = wrap_dim("log_softmax", dim, x.dim());
-  Tensor y = detail::empty_tensor(x.shape());
+  Tensor y = detail::uninitialized_tensor(x.shape());
   for_each_slice(x.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
     const double* xv = x.data() + first;
     const double m = slice_max(xv, stride, n);
@@ -71,7 +71,7 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim) {
   });
   // dx_i = g_i - exp(y_i) sum_j g_j: the derivative of log softmax, from y alone.
   return detail::record("log_softmax", y, {x}, [y, d](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::empty_tensor(y.shape());
+    Tensor gx = detail::uninitialized_tensor(y.shape());
     for_each_slice(y.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
       const double *yv = y.data() + first, *gv = g.data() + first;
       double total = 0;

@@ -23,15 +23,21 @@ const char* to_string(DType dtype) {
 
 namespace detail {
 
-Tensor empty_tensor(const Shape& shape, DType dtype) {
+namespace {
+Tensor make_tensor(const Shape& shape, DType dtype, bool zero) {
   for (auto s : shape)
     if (s < 0) throw ValueError("tensor: negative size in shape " + to_string(shape));
+  const auto n = static_cast<std::size_t>(litgrad::numel(shape));
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::make_shared<Storage>(static_cast<std::size_t>(litgrad::numel(shape)), 0.0);
+  impl->storage = zero ? std::make_shared<Storage>(n, 0.0) : std::make_shared<Storage>(n);
   impl->shape = shape;
   impl->dtype = dtype;
   return Tensor(std::move(impl));
 }
+}  // namespace
+
+Tensor empty_tensor(const Shape& shape, DType dtype) { return make_tensor(shape, dtype, true); }
+Tensor uninitialized_tensor(const Shape& shape, DType dtype) { return make_tensor(shape, dtype, false); }
 
 Tensor share_storage(const Tensor& x, const Shape& shape) {
   auto impl = std::make_shared<TensorImpl>();

@@ -23,6 +23,16 @@ struct RecyclingAllocator {
   RecyclingAllocator(const RecyclingAllocator<U>&) {}
   T* allocate(std::size_t n) { return static_cast<T*>(allocate_block(n * sizeof(T))); }
   void deallocate(T* p, std::size_t n) { free_block(p, n * sizeof(T)); }
+  // Storage(n) leaves its doubles uninitialised (for outputs every element of which is about to
+  // be written); Storage(n, 0.0) fills them.
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(static_cast<Args&&>(args)...);
+  }
   template <class U>
   bool operator==(const RecyclingAllocator<U>&) const { return true; }
   template <class U>

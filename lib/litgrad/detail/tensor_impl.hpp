@@ -23,6 +23,10 @@ struct TensorImpl {
 /// A fresh zero-filled tensor with no history.
 Tensor empty_tensor(const Shape& shape, DType dtype = DType::Float64);
 
+/// A fresh tensor with no history whose elements are not set: only for an output that the
+/// caller writes in full before anyone reads it.
+Tensor uninitialized_tensor(const Shape& shape, DType dtype = DType::Float64);
+
 /// A tensor with no history sharing x's storage under another shape (same element count).
 Tensor share_storage(const Tensor& x, const Shape& shape);
 

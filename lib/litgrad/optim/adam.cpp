@@ -28,14 +28,17 @@ void Adam::step() {
     const Tensor grad = p.grad();
     if (!grad.defined()) continue;
     if (m_[k].empty()) m_[k].assign(p.numel(), 0.0), v_[k].assign(p.numel(), 0.0);
-    for (std::int64_t i = 0; i < p.numel(); ++i) {
-      const double g = grad.data()[i] + o.weight_decay * p.data()[i];
+    const double* gv = grad.data();
+    double* pv = p.data();
+    const std::int64_t n = p.numel();
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double g = gv[i] + o.weight_decay * pv[i];
       double& m = m_[k][i];
       double& v = v_[k][i];
       m = m * o.beta1 + (1 - o.beta1) * g;
       v = v * o.beta2 + (1 - o.beta2) * g * g;
       const double denom = std::sqrt(v) / bias_correction2_sqrt + o.eps;
-      p.data()[i] -= step_size * (m / denom);
+      pv[i] -= step_size * (m / denom);
     }
   }
 }

@@ -22,13 +22,16 @@ void SGD::step() {
     auto& buf = momentum_buffer_[k];
     const bool first = buf.empty();
     if (o.momentum != 0 && first) buf.resize(p.numel());
-    for (std::int64_t i = 0; i < p.numel(); ++i) {
-      double g = grad.data()[i] + o.weight_decay * p.data()[i];
+    const double* gv = grad.data();
+    double* pv = p.data();
+    const std::int64_t n = p.numel();
+    for (std::int64_t i = 0; i < n; ++i) {
+      double g = gv[i] + o.weight_decay * pv[i];
       if (o.momentum != 0) {
         buf[i] = first ? g : o.momentum * buf[i] + (1 - o.dampening) * g;
         g = o.nesterov ? g + o.momentum * buf[i] : buf[i];
       }
-      p.data()[i] -= o.lr * g;
+      pv[i] -= o.lr * g;
     }
   }
 }
