@@ -66,7 +66,7 @@ Tensor sentence_embeddings() {
 
 // %%
 // Attention, then, is three lines. Scores compare every token with every token; a softmax
-// along each row turns scores into weights; the output is the weights times the values (here
+// (:cpp:func:`litgrad::softmax`) along each row turns scores into weights; the output is the weights times the values (here
 // the tokens themselves). There are no parameters and no training.
 
 struct SelfAttention {
@@ -695,14 +695,16 @@ TEST_CASE("softmax of -inf is exactly 0, while a very negative mask leaks a tiny
 // The fix is to write each token's position into the token, here as extra features beside its
 // value. How it is written decides whether the fix works.
 //
-// * A **ramp** writes :math:`t/7`. The score of a token is then affine in its features, so for
-//   tokens of equal value it is affine in :math:`t`: :math:`\alpha + \beta t`. The weights over
+// * A **ramp** (:cpp:func:`litgrad::ramp_positional_encoding`) writes :math:`t/7`. The score
+//   of a token is then affine in its features, so for tokens of equal value it is affine in
+//   :math:`t`: :math:`\alpha + \beta t`. The weights over
 //   identical tokens are then monotone in position and peak at position 0 or 7. A query can ask
 //   for "early" or "late", never for "position 2". Even the best monotone weights leave a large
 //   error: with read-out scale chosen freely, predicting :math:`v_2` from
 //   :math:`\sum_t w_t v_t` leaves :math:`1 - w_2^2 / \sum_t w_t^2` of the variance, and with
 //   :math:`w_2` no larger than :math:`w_0` and :math:`w_1` that is at least :math:`\tfrac23`.
-// * The **sinusoids** of *Attention Is All You Need* write, for each frequency
+// * The **sinusoids** of *Attention Is All You Need*
+//   (:cpp:func:`litgrad::sinusoidal_positional_encoding`) write, for each frequency
 //   :math:`\omega_i = 10000^{-2i/d}`, the pair :math:`(\sin \omega_i t, \cos \omega_i t)`: a point
 //   on the unit circle. All positions then have the same length, so by the argument of
 //   section 1 the query :math:`p_t` (the encoding of position :math:`t` itself) scores position
