@@ -36,7 +36,9 @@ std::int64_t cols(const Tensor& t) { return t.shape()[t.dim() - 1]; }
 // according to memory alignment. So we hand Eigen zero-padded, aligned copies: whole tiles for
 // GEMM, whole SIMD packets of rows for the coefficient-based product, so that every element
 // goes through the same code; then we copy the product out. GEMM pays for its packing only when
-// all three sizes are large. Tiny products (a few hundred multiply-adds, such as a batch of
+// all three sizes are large. Products with short sums (k <= 8, such as a Linear layer on two
+// features), or with a few wide rows of long sums (its weight's gradient), are cheapest built
+// a row of C at a time. Tiny products (a few hundred multiply-adds, such as a batch of
 // one-row products) cost less as a plain loop than as any call into Eigen, and so do products
 // with few outputs each summing many terms (a weight's gradient summed over a whole batch),
 // where Eigen's coefficient path would run one long dependent chain per output. The loop adds
@@ -51,11 +53,13 @@ Eigen::Index round_up(Eigen::Index n, Eigen::Index to) { return (n + to - 1) / t
 // buffers. A's and B's matrices are row-major r x c, transposed when asked.
 class Multiplier {
  public:
-  enum class Path { Loop, Coefficients, Gemm };
+  enum class Path { Loop, Rows, Coefficients, Gemm };
   static Path path_for(std::int64_t n, std::int64_t k, std::int64_t m) {
-    // Tiny, or few outputs each summing many products.
-    if (n * k * m <= 512 || n * m <= 64) return Path::Loop;
-    return k >= 8 && n >= 16 && m >= 16 ? Path::Gemm : Path::Coefficients;
+    if (n * k * m <= 512) return Path::Loop;                 // tiny
+    if (k >= 8 && n >= 16 && m >= 16) return Path::Gemm;     // large
+    if (k <= 8) return Path::Rows;                           // short sums: a row of C at a time
+    if (n * m <= 64) return m >= 8 ? Path::Rows : Path::Loop;  // few outputs, each a long sum
+    return Path::Coefficients;
   }
 
   // Everything is row-major, like our tensors, so packing and copying out run along rows.
@@ -65,6 +69,10 @@ class Multiplier {
   Multiplier(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite)
       : n_(n), k_(k), m_(m), path_(path_for(n, k, m)), overwrite_(overwrite) {
     if (path_ == Path::Loop) return;
+    if (path_ == Path::Rows) {
+      row_.resize(static_cast<std::size_t>(m));
+      return;
+    }
     const bool gemm = path_ == Path::Gemm;
     // The coefficient path vectorises along rows of its result: for a narrow C (few columns,
     // many rows) compute Cᵀ = op(B)ᵀ op(A)ᵀ instead, whose rows are long.
@@ -104,6 +112,7 @@ class Multiplier {
         }
       return;
     }
+    if (path_ == Path::Rows) return add_by_rows(c, a, ac, ta, b, bc, tb);
     if (swapped_) {  // op(B)ᵀ into a_, op(A)ᵀ into b_
       pack(b, br, bc, !tb, a_);
       pack(a, ar, ac, !ta, b_);
@@ -121,6 +130,49 @@ class Multiplier {
   }
 
  private:
+  // Each row of C is sum_p a(i,p) B[p,:], built along the row (which the compiler vectorises),
+  // p in order, the same for every element: for short sums, and for a few wide rows of long ones. Common narrow widths get
+  // their own copy of the loop with the width fixed, which the compiler unrolls completely.
+  void add_by_rows(double* c, const double* a, std::int64_t ac, bool ta, const double* b, std::int64_t bc, bool tb) {
+    if (tb) {  // B's rows contiguous first
+      transposed_.resize(static_cast<std::size_t>(k_ * m_));
+      for (std::int64_t p = 0; p < k_; ++p)
+        for (std::int64_t j = 0; j < m_; ++j) transposed_[p * m_ + j] = b[j * bc + p];
+      b = transposed_.data();
+      bc = m_;
+    }
+    switch (m_) {
+      case 1: return rows<1>(c, a, ac, ta, b, bc);
+      case 2: return rows<2>(c, a, ac, ta, b, bc);
+      case 4: return rows<4>(c, a, ac, ta, b, bc);
+      case 8: return rows<8>(c, a, ac, ta, b, bc);
+      case 16: return rows<16>(c, a, ac, ta, b, bc);
+      default: return rows<0>(c, a, ac, ta, b, bc);
+    }
+  }
+
+  // Width W (0: m_, known only at run time).
+  template <int W>
+  void rows(double* c, const double* a, std::int64_t ac, bool ta, const double* b, std::int64_t bc) {
+    const std::int64_t m = W ? W : m_;
+    double fixed[W ? W : 1];
+    double* row = W ? fixed : row_.data();
+    for (std::int64_t i = 0; i < n_; ++i) {
+      double* ci = c + i * m;
+      const double x0 = ta ? a[i] : a[i * ac];
+      for (std::int64_t j = 0; j < m; ++j) row[j] = x0 * b[j];
+      for (std::int64_t p = 1; p < k_; ++p) {
+        const double x = ta ? a[p * ac + i] : a[i * ac + p];
+        const double* bp = b + p * bc;
+        for (std::int64_t j = 0; j < m; ++j) row[j] += x * bp[j];
+      }
+      if (overwrite_)
+        for (std::int64_t j = 0; j < m; ++j) ci[j] = row[j];
+      else
+        for (std::int64_t j = 0; j < m; ++j) ci[j] += row[j];
+    }
+  }
+
   // The row-major r x c matrix at `src` (transposed first if asked) into the top-left corner of
   // `dst`; the rest of `dst` stays zero.
   static void pack(const double* src, std::int64_t r, std::int64_t c, bool transposed, RowMajorMatrix& dst) {
@@ -134,6 +186,7 @@ class Multiplier {
   bool overwrite_;
   bool swapped_ = false;  // computing Cᵀ (see the constructor)
   RowMajorMatrix a_, b_, product_;        // padded operands and product (GEMM and coefficient paths)
+  std::vector<double> row_, transposed_;  // the rows path: one row of C, and B transposed
 };
 
 // C[c] += op(A[a]) op(B[b]) for every index of `batch`, where op transposes when asked and
