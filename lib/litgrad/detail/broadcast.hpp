@@ -28,20 +28,36 @@ inline std::vector<std::int64_t> broadcast_strides(const Shape& shape, const Sha
 /// position of the matching element of operand k, whose shape broadcasts to `out`.
 template <std::size_t K, class F>
 void for_each_broadcast(const Shape& out, const std::array<const Shape*, K>& operands, F&& f) {
-  const std::size_t nd = out.size();
-  const std::int64_t total = numel(out);
-  if (total == 0) return;
+  if (numel(out) == 0) return;
+  std::array<std::vector<std::int64_t>, K> full;
+  for (std::size_t k = 0; k < K; ++k) full[k] = broadcast_strides(*operands[k], out);
+  // Merge neighbouring dimensions that every operand walks as one (stride[d] equal to
+  // stride[d+1] * size[d+1]), so that the inner loop runs as long as it can: [64, 8, 2] summed
+  // over its middle dimension walks as [64, 16] for the input.
+  Shape size;
   std::array<std::vector<std::int64_t>, K> strides;
-  for (std::size_t k = 0; k < K; ++k) strides[k] = broadcast_strides(*operands[k], out);
-  std::vector<std::int64_t> index(nd, 0);
+  for (std::size_t d = 0; d < out.size(); ++d) {
+    if (out[d] == 1) continue;
+    bool merge = !size.empty();
+    for (std::size_t k = 0; k < K && merge; ++k) merge = strides[k].back() == full[k][d] * out[d];
+    if (merge) {
+      size.back() *= out[d];
+      for (std::size_t k = 0; k < K; ++k) strides[k].back() = full[k][d];
+    } else {
+      size.push_back(out[d]);
+      for (std::size_t k = 0; k < K; ++k) strides[k].push_back(full[k][d]);
+    }
+  }
   std::array<std::int64_t, K> offsets{};
-  if (nd == 0) {  // a scalar: one element, at offset 0 in every operand
+  const std::size_t nd = size.size();
+  if (nd == 0) {  // a single element, at offset 0 in every operand
     f(std::int64_t{0}, offsets);
     return;
   }
-  const std::int64_t inner = out[nd - 1];
+  const std::int64_t total = numel(size), inner = size[nd - 1];
   std::array<std::int64_t, K> inner_stride{};
   for (std::size_t k = 0; k < K; ++k) inner_stride[k] = strides[k][nd - 1];
+  std::vector<std::int64_t> index(nd, 0);
   for (std::int64_t i = 0; i < total; i += inner) {
     // The innermost dimension is a plain loop; the outer ones advance like an odometer.
     std::array<std::int64_t, K> o = offsets;
@@ -51,8 +67,8 @@ void for_each_broadcast(const Shape& out, const std::array<const Shape*, K>& ope
     }
     for (std::size_t d = nd - 1; d-- > 0;) {
       for (std::size_t k = 0; k < K; ++k) offsets[k] += strides[k][d];
-      if (++index[d] < out[d]) break;
-      for (std::size_t k = 0; k < K; ++k) offsets[k] -= strides[k][d] * out[d];
+      if (++index[d] < size[d]) break;
+      for (std::size_t k = 0; k < K; ++k) offsets[k] -= strides[k][d] * size[d];
       index[d] = 0;
     }
   }
