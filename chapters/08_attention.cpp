@@ -615,13 +615,17 @@ TEST_CASE("change the last token and the first position's output does not move: 
 //    The weight that leaks to a forbidden position against the mask value, on a log scale. With
 //    :math:`-\infty` it is exactly zero (marked on the right).
 
+// The causal mask [L, L] with `value` in place of -inf above the diagonal.
+Tensor causal_mask_with(std::int64_t L, double value) {
+  const Tensor causal = generate_square_subsequent_mask(L);
+  return masked_fill(causal, lt(causal, scalar_tensor(0)), value);
+}
+
 // The weight position 0 puts on position 1 when the mask above the diagonal is `value`.
 double leak(double value) {
   Generator gen(10);
   const std::int64_t L = 4;
-  Tensor mask = generate_square_subsequent_mask(L);
-  for (std::int64_t i = 0; i < mask.numel(); ++i)
-    if (mask.data()[i] != 0.0) mask.data()[i] = value;
+  const Tensor mask = causal_mask_with(L, value);
   const Tensor X = randn({L, 1, 4}, gen);
   nn::MultiheadAttention mha(4, 1, {}, gen);
   NoGradGuard no_grad;
@@ -634,9 +638,7 @@ std::vector<double> causal_loss_curve(double mask_value) {
   const std::int64_t L = 6;
   nn::MultiheadAttention mha(4, 2, {}, gen);
   nn::Linear readout(4, 1, true, gen);
-  Tensor mask = generate_square_subsequent_mask(L);
-  for (std::int64_t i = 0; i < mask.numel(); ++i)
-    if (mask.data()[i] != 0.0) mask.data()[i] = mask_value;
+  const Tensor mask = causal_mask_with(L, mask_value);
   std::vector<Tensor> params = mha.parameters();
   for (const Tensor& p : readout.parameters()) params.push_back(p);
   optim::Adam opt(params, {0.01});

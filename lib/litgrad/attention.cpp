@@ -12,12 +12,19 @@
 
 namespace litgrad {
 
+namespace {
+// [L, S]: 0 where key j <= query i, -inf after (query i sees keys 0..i).
+Tensor causal_mask(std::int64_t L, std::int64_t S) {
+  Tensor mask = zeros({L, S});
+  for (std::int64_t i = 0; i < L; ++i)
+    for (std::int64_t j = i + 1; j < S; ++j) mask.data()[i * S + j] = -INFINITY;
+  return mask;
+}
+}  // namespace
+
 Tensor generate_square_subsequent_mask(std::int64_t n) {
   if (n < 0) throw ValueError("generate_square_subsequent_mask: size must be non-negative, got " + std::to_string(n));
-  Tensor mask = zeros({n, n});
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = i + 1; j < n; ++j) mask.data()[i * n + j] = -INFINITY;
-  return mask;
+  return causal_mask(n, n);
 }
 
 // query: [..., L, E]; key: [..., S, E]; value: [..., S, Ev]; mask: broadcasts to [..., L, S].
@@ -43,9 +50,7 @@ AttentionOutput scaled_dot_product_attention(const Tensor& query, const Tensor& 
   // The mask as numbers to add: Bool true ("may attend") -> 0, false -> -inf.
   Tensor additive;
   if (is_causal) {
-    additive = zeros({query.size(-2), key.size(-2)});  // query i sees keys 0..i
-    for (std::int64_t i = 0; i < additive.size(0); ++i)
-      for (std::int64_t j = i + 1; j < additive.size(1); ++j) additive.data()[i * additive.size(1) + j] = -INFINITY;
+    additive = causal_mask(query.size(-2), key.size(-2));
   } else if (attn_mask.defined()) {
     additive = attn_mask.dtype() == DType::Bool ? masked_fill(zeros(attn_mask.shape()), logical_not(attn_mask), -INFINITY)
                                                 : attn_mask;

@@ -139,8 +139,8 @@ Tensor tensor(std::vector<double> values, Shape shape, DType dtype) {
     if (dtype == DType::Bool && v != 0.0 && v != 1.0)
       throw ValueError("tensor: Bool values must be 0 or 1, got " + std::to_string(v));
   }
-  Tensor t = detail::empty_tensor(shape, dtype);
-  t.impl().storage->assign(values.begin(), values.end());
+  Tensor t = detail::uninitialized_tensor(shape, dtype);
+  std::copy(values.begin(), values.end(), t.data());
   return t;
 }
 
