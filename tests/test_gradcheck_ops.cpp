@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -133,6 +134,21 @@ GRADCHECK("cross_entropy", normals({{4, 3}}),
 // A composite: one attention step written out, with the query reused as a key.
 GRADCHECK("attention by hand, softmax(q kT / 2) v", normals({{3, 4}, {3, 4}}),
           [](I x) { return matmul(softmax(matmul(x[0], transpose(x[0], 0, 1)) / 2.0, -1), x[1]); })
+
+// Scaled dot-product attention, whose weights are one fused operation ("attention_weights"):
+// batched and causal, with a mask broadcast over rows, and with the query reused as the key.
+GRADCHECK("scaled_dot_product_attention batched and causal", normals({{2, 3, 4}, {2, 5, 4}, {2, 5, 2}}),
+          [](I x) { return scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, true).output; })
+GRADCHECK("scaled_dot_product_attention with a [2,1,5] mask", normals({{2, 3, 4}, {2, 5, 4}, {2, 5, 2}}),
+          [](I x) {
+            const Tensor mask = tensor({0, -1, 0.5, 0, -INFINITY, 0.25, 0, 0, -2, 0}, {2, 1, 5});
+            return scaled_dot_product_attention(x[0], x[1], x[2], mask).output;
+          })
+GRADCHECK("scaled_dot_product_attention, query as key, weights used", normals({{2, 3, 4}, {2, 3, 2}}),
+          [](I x) {
+            const AttentionOutput a = scaled_dot_product_attention(x[0], x[0], x[1]);
+            return sum(a.output) + sum(a.weights * arange(3));
+          })
 
 TEST_CASE("every operation that records a backward is in the gradcheck table") {
   // The operations the library records, read from its sources: record("name", ...) directly,

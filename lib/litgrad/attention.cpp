@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "litgrad/detail/attention_weights.hpp"
 #include "litgrad/detail/matmul_transposed.hpp"
 #include "litgrad/dropout.hpp"
 #include "litgrad/elementwise.hpp"
@@ -56,21 +57,39 @@ AttentionOutput scaled_dot_product_attention(const Tensor& query, const Tensor& 
                                                 : attn_mask;
   }
   // scores = (query / sqrt(E)) keyᵀ, [..., L, S]; the transpose is read in place, not copied.
-  const Tensor scores = detail::matmul_transposed(query / std::sqrt(static_cast<double>(query.size(-1))), key);
-  Tensor masked = scores;
+  // The scores are [..., L, S], the leading dimensions those of query and key broadcast.
+  Shape scores_shape;
+  try {
+    scores_shape = broadcast_shapes(op, Shape(query.shape().begin(), query.shape().end() - 2),
+                                    Shape(key.shape().begin(), key.shape().end() - 2));
+  } catch (const ShapeError&) {
+    throw ShapeError(std::string(op) + ": the leading dimensions of query " + to_string(query.shape()) + " and key " +
+                     to_string(key.shape()) + " do not broadcast");
+  }
+  scores_shape.push_back(query.size(-2));
+  scores_shape.push_back(key.size(-2));
   if (additive.defined()) {
     bool fits;
     try {
-      fits = broadcast_shapes(op, scores.shape(), additive.shape()) == scores.shape();
+      fits = broadcast_shapes(op, scores_shape, additive.shape()) == scores_shape;
     } catch (const ShapeError&) {
       fits = false;
     }
     if (!fits)
       throw ShapeError(std::string(op) + ": attn_mask of shape " + to_string(additive.shape()) +
-                       " does not broadcast to the scores' shape " + to_string(scores.shape()));
-    masked = scores + additive;
+                       " does not broadcast to the scores' shape " + to_string(scores_shape));
   }
-  const Tensor weights = dropout(softmax(masked, -1), dropout_p, dropout_p > 0, gen);
+  // softmax(query / sqrt(E) keyᵀ + mask): as one fused operation where it applies (same
+  // numbers, a fraction of the memory traffic; see detail/attention_weights.hpp), otherwise as
+  // it reads.
+  Tensor attention;
+  if (detail::attention_weights_fusable(query, key, additive)) {
+    attention = detail::attention_weights(query, key, additive);
+  } else {
+    const Tensor scores = detail::matmul_transposed(query / std::sqrt(static_cast<double>(query.size(-1))), key);
+    attention = softmax(additive.defined() ? scores + additive : scores, -1);
+  }
+  const Tensor weights = dropout(attention, dropout_p, dropout_p > 0, gen);
   return {matmul(weights, value), weights};
 }
 

@@ -1,9 +1,9 @@
 #include "litgrad/softmax.hpp"
 
 #include <cmath>
-#include <limits>
 
 #include "litgrad/detail/node.hpp"
+#include "litgrad/detail/softmax_slice.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/error.hpp"
 
@@ -23,13 +23,6 @@ void for_each_slice(const Shape& shape, std::int64_t dim, F f) {
     for (std::int64_t k = 0; k < inner; ++k) f(o * n * inner + k, inner, n);
 }
 
-// The largest element of a slice, or NaN if it holds one (so that a NaN reaches the output).
-double slice_max(const double* x, std::int64_t stride, std::int64_t n) {
-  double m = -std::numeric_limits<double>::infinity();
-  for (std::int64_t j = 0; j < n; ++j) m = std::isnan(x[j * stride]) || x[j * stride] > m ? x[j * stride] : m;
-  return m;
-}
-
 }  // namespace
 
 // x: any shape; y: x's shape. y_i = exp(x_i - m) / sum_j exp(x_j - m) along dim.
@@ -37,21 +30,13 @@ Tensor softmax(const Tensor& x, std::int64_t dim) {
   const std::int64_t d = wrap_dim("softmax", dim, x.dim());
   Tensor y = detail::uninitialized_tensor(x.shape());
   for_each_slice(x.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
-    const double* xv = x.data() + first;
-    double* yv = y.data() + first;
-    const double m = slice_max(xv, stride, n);
-    double s = 0;
-    for (std::int64_t j = 0; j < n; ++j) s += yv[j * stride] = std::exp(xv[j * stride] - m);  // all -inf: NaN
-    for (std::int64_t j = 0; j < n; ++j) yv[j * stride] /= s;
+    detail::softmax_slice(x.data() + first, y.data() + first, stride, n);
   });
   // dx_i = y_i (g_i - sum_j g_j y_j): the Jacobian diag(y) - y yᵀ applied to g, from y alone.
   return detail::record("softmax", y, {x}, [y, d](const Tensor& g) -> std::vector<Tensor> {
     Tensor gx = detail::uninitialized_tensor(y.shape());
     for_each_slice(y.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
-      const double *yv = y.data() + first, *gv = g.data() + first;
-      double dot = 0;
-      for (std::int64_t j = 0; j < n; ++j) dot += gv[j * stride] * yv[j * stride];
-      for (std::int64_t j = 0; j < n; ++j) gx.data()[first + j * stride] = yv[j * stride] * (gv[j * stride] - dot);
+      detail::softmax_backward_slice(y.data() + first, g.data() + first, gx.data() + first, stride, n);
     });
     return {gx};
   });
@@ -63,7 +48,7 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim) {
   Tensor y = detail::uninitialized_tensor(x.shape());
   for_each_slice(x.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
     const double* xv = x.data() + first;
-    const double m = slice_max(xv, stride, n);
+    const double m = detail::slice_max(xv, stride, n);
     double s = 0;
     for (std::int64_t j = 0; j < n; ++j) s += std::exp(xv[j * stride] - m);  // all -inf: NaN
     const double lse = std::log(s);

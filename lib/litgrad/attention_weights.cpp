@@ -1,0 +1,103 @@
+// detail::attention_weights: softmax(q kᵀ / sqrt(E) + mask) computed one [L, S] matrix at a
+// time, forward and backward, with the arithmetic of the composition it replaces.
+
+#include "litgrad/detail/attention_weights.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "litgrad/detail/broadcast.hpp"
+#include "litgrad/detail/matrix_product.hpp"
+#include "litgrad/detail/node.hpp"
+#include "litgrad/detail/softmax_slice.hpp"
+#include "litgrad/detail/tensor_impl.hpp"
+
+namespace litgrad::detail {
+
+namespace {
+
+Shape leading(const Tensor& t, std::int64_t keep) { return Shape(t.shape().begin(), t.shape().end() - keep); }
+
+// Where a mask that broadcasts to [batch..., L, S] keeps element (b, i, j): its matrix for
+// batch index b starts at matrix_size * offset(b) (offsets from for_each_broadcast over its
+// leading dimensions), and (i, j) is row_stride * i + col_stride * j into it; a stride is 0
+// along a dimension the mask broadcasts. No mask: one empty matrix, never read.
+struct MaskLayout {
+  Shape batch;
+  std::int64_t matrix_size = 0, row_stride = 0, col_stride = 0;
+  MaskLayout(const Tensor& mask, std::int64_t L, std::int64_t S) {
+    if (!mask.defined()) return;
+    const std::int64_t own = std::min<std::int64_t>(mask.dim(), 2);  // the mask's dimensions among [L, S]
+    batch = leading(mask, own);
+    const Shape matrix(mask.shape().end() - own, mask.shape().end());
+    const std::vector<std::int64_t> strides = broadcast_strides(matrix, {L, S});
+    row_stride = strides[0];
+    col_stride = strides[1];
+    matrix_size = numel(matrix);
+  }
+};
+
+}  // namespace
+
+bool attention_weights_fusable(const Tensor& query, const Tensor& key, const Tensor& mask) {
+  return leading(query, 2) == leading(key, 2) &&
+         (!mask.defined() || (mask.dtype() == DType::Float64 && !mask.requires_grad()));
+}
+
+Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& mask) {
+  const std::int64_t L = query.size(-2), E = query.size(-1), S = key.size(-2);
+  const Shape batch = leading(query, 2);
+  const std::int64_t count = numel(batch);
+  const double scale = std::sqrt(static_cast<double>(E));
+
+  // query / sqrt(E), as div() computes it; the backward needs it for key's gradient.
+  Tensor scaled = uninitialized_tensor(query.shape());
+  for (std::int64_t i = 0, n = query.numel(); i < n; ++i) scaled.data()[i] = query.data()[i] / scale;
+
+  Shape out = batch;
+  out.push_back(L);
+  out.push_back(S);
+  Tensor w = uninitialized_tensor(out);
+  if (count > 0) {
+    // For each matrix b: its scores as matmul computes them, then + mask, then softmax by rows.
+    MatrixProduct scores(L, E, S, /*overwrite=*/true);
+    const MaskLayout m(mask, L, S);
+    const double* mask_data = mask.defined() ? mask.data() : nullptr;
+    for_each_broadcast<1>(batch, {&m.batch}, [&](std::int64_t b, const auto& o) {
+      double* wb = w.data() + b * L * S;
+      scores.add(wb, scaled.data() + b * L * E, L, E, false, key.data() + b * S * E, S, E, true);
+      for (std::int64_t i = 0; i < L; ++i) {
+        double* row = wb + i * S;
+        if (mask_data) {
+          const double* mrow = mask_data + o[0] * m.matrix_size + i * m.row_stride;
+          for (std::int64_t j = 0; j < S; ++j) row[j] = row[j] + mrow[j * m.col_stride];
+        }
+        softmax_slice(row, row, 1, S);
+      }
+    });
+  }
+
+  // With dS the softmax's gradient (from w and the incoming gradient g, a row at a time):
+  // d(scaled) = dS key, so dq = (dS key) / sqrt(E); and dk = dSᵀ scaled. One [L, S] buffer for
+  // dS serves every matrix.
+  const bool need_q = query.requires_grad(), need_k = key.requires_grad();
+  return record("attention_weights", w, {query, key},
+                [scaled, key, w, need_q, need_k, L, E, S, count, scale](const Tensor& g) -> std::vector<Tensor> {
+                  Tensor gq = need_q ? uninitialized_tensor(scaled.shape()) : Tensor();
+                  Tensor gk = need_k ? uninitialized_tensor(key.shape()) : Tensor();
+                  std::vector<double> ds(static_cast<std::size_t>(L * S));
+                  MatrixProduct to_query(L, S, E, /*overwrite=*/true), to_key(S, L, E, /*overwrite=*/true);
+                  for (std::int64_t b = 0; b < count; ++b) {
+                    const double *wb = w.data() + b * L * S, *gb = g.data() + b * L * S;
+                    for (std::int64_t i = 0; i < L; ++i) softmax_backward_slice(wb + i * S, gb + i * S, ds.data() + i * S, 1, S);
+                    if (need_q) to_query.add(gq.data() + b * L * E, ds.data(), L, S, false, key.data() + b * S * E, S, E, false);
+                    if (need_k) to_key.add(gk.data() + b * S * E, ds.data(), L, S, true, scaled.data() + b * L * E, L, E, false);
+                  }
+                  if (need_q)
+                    for (std::int64_t i = 0, n = gq.numel(); i < n; ++i) gq.data()[i] /= scale;
+                  return {gq, gk};
+                });
+}
+
+}  // namespace litgrad::detail

@@ -1,0 +1,193 @@
+// detail::MatrixProduct: how litgrad multiplies two matrices, with Eigen. The only file of
+// the library that includes Eigen.
+
+#include "litgrad/detail/matrix_product.hpp"
+
+#include <vector>
+
+// We choose between Eigen's GEMM and its coefficient-based product ourselves (see Impl).
+#define EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 0
+// litgrad starts no threads, so no result depends on a thread count.
+#define EIGEN_DONT_PARALLELIZE
+#include <Eigen/Core>
+
+namespace litgrad::detail {
+
+namespace {
+
+using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// Every element of a product that litgrad computes depends only on its row of A and its
+// column of B, so equal inputs give bit-identical outputs wherever they sit (the book's exact
+// claims rest on it). Eigen alone does not promise that: its GEMM computes mr x nr tiles of
+// results and the tiles at the edges go through other code that adds in another order, and
+// its coefficient-based product (which it uses itself for small sizes) peels elements off
+// according to memory alignment. So we hand Eigen zero-padded, aligned copies: whole tiles for
+// GEMM, whole SIMD packets of rows for the coefficient-based product, so that every element
+// goes through the same code; then we copy the product out. GEMM pays for its packing only when
+// all three sizes are large. Products with short sums (k <= 8, such as a Linear layer on two
+// features), or with a few wide rows of long sums (its weight's gradient), are cheapest built
+// a row of C at a time. Tiny products (a few hundred multiply-adds, such as a batch of
+// one-row products) cost less as a plain loop than as any call into Eigen, and so do products
+// with few outputs each summing many terms (a weight's gradient summed over a whole batch),
+// where Eigen's coefficient path would run one long dependent chain per output. The loop adds
+// every element's products in one fixed order, which keeps the same promise.
+constexpr Eigen::Index kTileRows = Eigen::internal::gebp_traits<double, double>::mr;
+constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>::nr;
+constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
+Eigen::Index round_up(Eigen::Index n, Eigen::Index to) { return (n + to - 1) / to * to; }
+
+}  // namespace
+
+// Adds op(A) op(B) (n x k times k x m) into row-major n x m matrices, or writes it there when
+// `overwrite` (the matrix then need not be initialised), one product at a time, reusing its
+// buffers. A's and B's matrices are row-major r x c, transposed when asked.
+class MatrixProduct::Impl {
+ public:
+  enum class Path { Loop, Rows, Coefficients, Gemm };
+  static Path path_for(std::int64_t n, std::int64_t k, std::int64_t m) {
+    if (n * k * m <= 512) return Path::Loop;                 // tiny
+    if (k >= 8 && n >= 16 && m >= 16) return Path::Gemm;     // large
+    if (k <= 8) return Path::Rows;                           // short sums: a row of C at a time
+    if (n * m <= 64) return m >= 8 ? Path::Rows : Path::Loop;  // few outputs, each a long sum
+    return Path::Coefficients;
+  }
+
+  // Everything is row-major, like our tensors, so packing and copying out run along rows.
+  // Eigen computes a row-major product as the transposed column-major one, so there the
+  // tiles are mr columns by nr rows: m is padded to whole mr, n to whole nr (GEMM), or m to
+  // whole SIMD packets (the coefficient path, which runs along rows).
+  Impl(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite)
+      : n_(n), k_(k), m_(m), path_(path_for(n, k, m)), overwrite_(overwrite) {
+    if (path_ == Path::Loop) return;
+    if (path_ == Path::Rows) {
+      row_.resize(static_cast<std::size_t>(m));
+      return;
+    }
+    const bool gemm = path_ == Path::Gemm;
+    // The coefficient path vectorises along rows of its result: for a narrow C (few columns,
+    // many rows) compute Cᵀ = op(B)ᵀ op(A)ᵀ instead, whose rows are long.
+    swapped_ = !gemm && m < kPacket && n >= kPacket;
+    const std::int64_t rows = swapped_ ? m : n, cols = swapped_ ? n : m;
+    a_.resize(gemm ? round_up(rows, kTileCols) : rows, k);
+    b_.resize(k, round_up(cols, gemm ? kTileRows : kPacket));
+    product_.resize(a_.rows(), b_.cols());
+    a_.bottomRows(a_.rows() - rows).setZero();  // the padding; pack() fills the rest every time
+    b_.rightCols(b_.cols() - cols).setZero();
+  }
+
+  void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
+           std::int64_t bc, bool tb) {
+    if (path_ == Path::Loop) {
+      // Each element is a dot product of k terms, added in four interleaved partial sums (by
+      // p mod 4, then (s0 + s1) + (s2 + s3)): the same order for every element, and four
+      // independent chains keep the FPU busy on long sums.
+      const std::int64_t a_step = ta ? ac : 1, a_row = ta ? 1 : ac, b_step = tb ? 1 : bc, b_col = tb ? bc : 1;
+      for (std::int64_t i = 0; i < n_; ++i)
+        for (std::int64_t j = 0; j < m_; ++j) {
+          const double* x = a + i * a_row;
+          const double* y = b + j * b_col;
+          double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+          std::int64_t p = 0;
+          for (; p + 4 <= k_; p += 4) {
+            s0 += x[p * a_step] * y[p * b_step];
+            s1 += x[(p + 1) * a_step] * y[(p + 1) * b_step];
+            s2 += x[(p + 2) * a_step] * y[(p + 2) * b_step];
+            s3 += x[(p + 3) * a_step] * y[(p + 3) * b_step];
+          }
+          if (p < k_) s0 += x[p * a_step] * y[p * b_step];
+          if (p + 1 < k_) s1 += x[(p + 1) * a_step] * y[(p + 1) * b_step];
+          if (p + 2 < k_) s2 += x[(p + 2) * a_step] * y[(p + 2) * b_step];
+          const double total = (s0 + s1) + (s2 + s3);
+          c[i * m_ + j] = overwrite_ ? total : c[i * m_ + j] + total;
+        }
+      return;
+    }
+    if (path_ == Path::Rows) return add_by_rows(c, a, ac, ta, b, bc, tb);
+    if (swapped_) {  // op(B)ᵀ into a_, op(A)ᵀ into b_
+      pack(b, br, bc, !tb, a_);
+      pack(a, ar, ac, !ta, b_);
+    } else {
+      pack(a, ar, ac, ta, a_);
+      pack(b, br, bc, tb, b_);
+    }
+    if (path_ == Path::Gemm) product_.noalias() = a_ * b_;
+    else product_.noalias() = a_.lazyProduct(b_);
+    Eigen::Map<RowMajorMatrix> out(c, n_, m_);
+    if (overwrite_ && swapped_) out.noalias() = product_.topLeftCorner(m_, n_).transpose();
+    else if (overwrite_) out.noalias() = product_.topLeftCorner(n_, m_);
+    else if (swapped_) out.noalias() += product_.topLeftCorner(m_, n_).transpose();
+    else out.noalias() += product_.topLeftCorner(n_, m_);
+  }
+
+ private:
+  // Each row of C is sum_p a(i,p) B[p,:], built along the row (which the compiler vectorises),
+  // p in order, the same for every element: for short sums, and for a few wide rows of long ones. Common narrow widths get
+  // their own copy of the loop with the width fixed, which the compiler unrolls completely.
+  void add_by_rows(double* c, const double* a, std::int64_t ac, bool ta, const double* b, std::int64_t bc, bool tb) {
+    if (tb) {  // B's rows contiguous first
+      transposed_.resize(static_cast<std::size_t>(k_ * m_));
+      for (std::int64_t p = 0; p < k_; ++p)
+        for (std::int64_t j = 0; j < m_; ++j) transposed_[p * m_ + j] = b[j * bc + p];
+      b = transposed_.data();
+      bc = m_;
+    }
+    switch (m_) {
+      case 1: return rows<1>(c, a, ac, ta, b, bc);
+      case 2: return rows<2>(c, a, ac, ta, b, bc);
+      case 4: return rows<4>(c, a, ac, ta, b, bc);
+      case 8: return rows<8>(c, a, ac, ta, b, bc);
+      case 16: return rows<16>(c, a, ac, ta, b, bc);
+      default: return rows<0>(c, a, ac, ta, b, bc);
+    }
+  }
+
+  // Width W (0: m_, known only at run time).
+  template <int W>
+  void rows(double* c, const double* a, std::int64_t ac, bool ta, const double* b, std::int64_t bc) {
+    const std::int64_t m = W ? W : m_;
+    double fixed[W ? W : 1];
+    double* row = W ? fixed : row_.data();
+    for (std::int64_t i = 0; i < n_; ++i) {
+      double* ci = c + i * m;
+      const double x0 = ta ? a[i] : a[i * ac];
+      for (std::int64_t j = 0; j < m; ++j) row[j] = x0 * b[j];
+      for (std::int64_t p = 1; p < k_; ++p) {
+        const double x = ta ? a[p * ac + i] : a[i * ac + p];
+        const double* bp = b + p * bc;
+        for (std::int64_t j = 0; j < m; ++j) row[j] += x * bp[j];
+      }
+      if (overwrite_)
+        for (std::int64_t j = 0; j < m; ++j) ci[j] = row[j];
+      else
+        for (std::int64_t j = 0; j < m; ++j) ci[j] += row[j];
+    }
+  }
+
+  // The row-major r x c matrix at `src` (transposed first if asked) into the top-left corner of
+  // `dst`; the rest of `dst` stays zero.
+  static void pack(const double* src, std::int64_t r, std::int64_t c, bool transposed, RowMajorMatrix& dst) {
+    const Eigen::Map<const RowMajorMatrix> m(src, r, c);
+    if (transposed) dst.topLeftCorner(c, r) = m.transpose();
+    else dst.topLeftCorner(r, c) = m;
+  }
+
+  std::int64_t n_, k_, m_;
+  Path path_;
+  bool overwrite_;
+  bool swapped_ = false;  // computing Cᵀ (see the constructor)
+  RowMajorMatrix a_, b_, product_;        // padded operands and product (GEMM and coefficient paths)
+  std::vector<double> row_, transposed_;  // the rows path: one row of C, and B transposed
+};
+
+MatrixProduct::MatrixProduct(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite)
+    : impl_(std::make_unique<Impl>(n, k, m, overwrite)) {}
+
+MatrixProduct::~MatrixProduct() = default;
+
+void MatrixProduct::add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b,
+                        std::int64_t br, std::int64_t bc, bool tb) {
+  impl_->add(c, a, ar, ac, ta, b, br, bc, tb);
+}
+
+}  // namespace litgrad::detail
