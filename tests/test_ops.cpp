@@ -102,6 +102,9 @@ TEST_CASE("matmul computes each element from its own row and column only: equal 
   for (int trial = 0; trial < 300; ++trial) {
     const std::int64_t n = gen.randint(2, trial < 290 ? 60 : 400), k = gen.randint(1, trial < 290 ? 60 : 400),
                        m = gen.randint(2, trial < 290 ? 60 : 400);
+    CAPTURE(n);
+    CAPTURE(k);
+    CAPTURE(m);
     Tensor a = randn({n, k}, gen), b = randn({k, m}, gen);
     const std::int64_t r0 = gen.randint(0, n), r1 = gen.randint(0, n), c0 = gen.randint(0, m), c1 = gen.randint(0, m);
     std::copy_n(a.data() + r0 * k, k, a.data() + r1 * k);                             // row r1 := row r0

@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "litgrad/detail/storage.hpp"
+
 // We choose between Eigen's GEMM and its coefficient-based product ourselves (see Impl).
 #define EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 0
 // litgrad starts no threads, so no result depends on a thread count.
@@ -16,16 +18,23 @@ namespace litgrad::detail {
 namespace {
 
 using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ColMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
+using RowMap = Eigen::Map<RowMajorMatrix>;
+using StridedRowMap = Eigen::Map<RowMajorMatrix, Eigen::Unaligned, Eigen::OuterStride<>>;
 
 // Every element of a product that litgrad computes depends only on its row of A and its
 // column of B, so equal inputs give bit-identical outputs wherever they sit (the book's exact
 // claims rest on it). Eigen alone does not promise that: its GEMM computes mr x nr tiles of
 // results and the tiles at the edges go through other code that adds in another order, and
 // its coefficient-based product (which it uses itself for small sizes) peels elements off
-// according to memory alignment. So we hand Eigen zero-padded, aligned copies: whole tiles for
-// GEMM, whole SIMD packets of rows for the coefficient-based product, so that every element
-// goes through the same code; then we copy the product out. GEMM pays for its packing only when
-// all three sizes are large. Products with short sums (k <= 8, such as a Linear layer on two
+// according to memory alignment. So every element must go through the same code. For GEMM,
+// when C's rows come in whole tiles, Eigen writes C directly, its columns that fill whole tiles
+// in one call, and the last few columns through a copy of B's last columns padded with zeros to
+// one whole tile, in a second call (Eigen splits each sum into the same blocks in both: their
+// length depends on k alone). Otherwise, and for the coefficient-based product, we hand Eigen
+// zero-padded copies: whole tiles for GEMM, whole SIMD packets of rows for the coefficient-based
+// product; then we copy the product out. GEMM pays for its packing only when all three sizes
+// are large. Products with short sums (k <= 8, such as a Linear layer on two
 // features), or with a few wide rows of long sums (its weight's gradient), are cheapest built
 // a row of C at a time. Tiny products (a few hundred multiply-adds, such as a batch of
 // one-row products) cost less as a plain loop than as any call into Eigen, and so do products
@@ -65,6 +74,14 @@ class MatrixProduct::Impl {
       return;
     }
     const bool gemm = path_ == Path::Gemm;
+    direct_ = gemm && overwrite && n % kTileCols == 0;
+    if (direct_) {
+      const std::int64_t tail = m % kTileRows;
+      if (tail == 0) return;
+      tail_b_.assign(static_cast<std::size_t>(k * kTileRows), 0.0);  // zeros beyond B's `tail` last columns
+      tail_.resize(static_cast<std::size_t>(n * kTileRows));
+      return;
+    }
     // The coefficient path vectorises along rows of its result: for a narrow C (few columns,
     // many rows) compute Cᵀ = op(B)ᵀ op(A)ᵀ instead, whose rows are long.
     swapped_ = !gemm && m < kPacket && n >= kPacket;
@@ -104,6 +121,14 @@ class MatrixProduct::Impl {
       return;
     }
     if (path_ == Path::Rows) return add_by_rows(c, a, ac, ta, b, bc, tb);
+    if (direct_) {  // op(X) of a row-major matrix is a row-major map, or a column-major one of its transpose
+      using Rows = Eigen::Map<const RowMajorMatrix>;
+      using Cols = Eigen::Map<const ColMajorMatrix>;
+      if (ta && tb) return gemm_direct(c, Cols(a, n_, k_), Cols(b, k_, m_));
+      if (ta) return gemm_direct(c, Cols(a, n_, k_), Rows(b, k_, m_));
+      if (tb) return gemm_direct(c, Rows(a, n_, k_), Cols(b, k_, m_));
+      return gemm_direct(c, Rows(a, n_, k_), Rows(b, k_, m_));
+    }
     if (swapped_) {  // op(B)ᵀ into a_, op(A)ᵀ into b_
       pack(b, br, bc, !tb, a_);
       pack(a, ar, ac, !ta, b_);
@@ -113,14 +138,28 @@ class MatrixProduct::Impl {
     }
     if (path_ == Path::Gemm) product_.noalias() = a_ * b_;
     else product_.noalias() = a_.lazyProduct(b_);
-    Eigen::Map<RowMajorMatrix> out(c, n_, m_);
-    if (overwrite_ && swapped_) out.noalias() = product_.topLeftCorner(m_, n_).transpose();
-    else if (overwrite_) out.noalias() = product_.topLeftCorner(n_, m_);
-    else if (swapped_) out.noalias() += product_.topLeftCorner(m_, n_).transpose();
-    else out.noalias() += product_.topLeftCorner(n_, m_);
+    const RowMajorMatrix& product = product_;
+    RowMap out(c, n_, m_);
+    if (overwrite_ && swapped_) out.noalias() = product.topLeftCorner(m_, n_).transpose();
+    else if (overwrite_) out.noalias() = product.topLeftCorner(n_, m_);
+    else if (swapped_) out.noalias() += product.topLeftCorner(m_, n_).transpose();
+    else out.noalias() += product.topLeftCorner(n_, m_);
   }
 
  private:
+  // C = op(A) op(B) written straight into C (see the comment on kTileRows): the columns that
+  // fill whole tiles in one GEMM, the rest through B's last columns padded to one tile.
+  template <class OpA, class OpB>
+  void gemm_direct(double* c, const OpA& a, const OpB& b) {
+    const std::int64_t tail = m_ % kTileRows, whole = m_ - tail;
+    if (whole > 0) StridedRowMap(c, n_, whole, Eigen::OuterStride<>(m_)).noalias() = a * b.leftCols(whole);
+    if (tail == 0) return;
+    RowMap tail_b(tail_b_.data(), k_, kTileRows), product(tail_.data(), n_, kTileRows);
+    tail_b.leftCols(tail) = b.rightCols(tail);
+    product.noalias() = a * tail_b;
+    StridedRowMap(c + whole, n_, tail, Eigen::OuterStride<>(m_)) = product.leftCols(tail);
+  }
+
   // Each row of C is sum_p a(i,p) B[p,:], built along the row (which the compiler vectorises),
   // p in order, the same for every element: for short sums, and for a few wide rows of long ones. Common narrow widths get
   // their own copy of the loop with the width fixed, which the compiler unrolls completely.
@@ -176,7 +215,11 @@ class MatrixProduct::Impl {
   Path path_;
   bool overwrite_;
   bool swapped_ = false;  // computing Cᵀ (see the constructor)
-  RowMajorMatrix a_, b_, product_;        // padded operands and product (GEMM and coefficient paths)
+  bool direct_ = false;   // GEMM writing C itself (see gemm_direct)
+  Storage tail_b_, tail_;  // gemm_direct: B's last columns, padded, and their product
+  // Padded operands and product (the other GEMM products and the coefficient path, whose
+  // results depend on the alignment of the product: Eigen aligns its own matrices).
+  RowMajorMatrix a_, b_, product_;
   std::vector<double> row_, transposed_;  // the rows path: one row of C, and B transposed
 };
 
