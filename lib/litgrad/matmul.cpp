@@ -24,43 +24,37 @@ Shape batch_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end(
 std::int64_t rows(const Tensor& t) { return t.shape()[t.dim() - 2]; }
 std::int64_t cols(const Tensor& t) { return t.shape()[t.dim() - 1]; }
 
-// C[c] += op(A[a]) op(B[b]) for every index of `batch`, where op transposes when asked and
-// the batch shapes of C, A and B each broadcast to `batch`. Accumulating into C is what sums a
-// gradient over the batch dimensions its operand was broadcast along. When C's batch is the
-// whole batch, each of its matrices is written once, and `overwrite` writes instead of adding
-// (so C need not be zeroed first).
+// C = the sum, over every index of `batch`, of op(A[a]) op(B[b]) placed in C[c], where op
+// transposes when asked and the batch shapes of C, A and B each broadcast to `batch`. Summing
+// into C is what sums a gradient over the batch dimensions its operand was broadcast along.
+// When each of C's matrices gets one product, or one product sums them all, C is written
+// directly; otherwise it is zeroed and the products added. C need not be initialised.
 // A: [..., r, c], B: [..., r, c], C: [..., n, m] with n, m the sizes of the product.
-void batched_gemm(const Shape& batch, Tensor& C, const Tensor& A, bool ta, const Tensor& B, bool tb,
-                  bool overwrite = false) {
+void batched_gemm(const Shape& batch, Tensor& C, const Tensor& A, bool ta, const Tensor& B, bool tb) {
   const Shape cb = batch_of(C), ab = batch_of(A), bb = batch_of(B);
   const std::int64_t n = rows(C), m = cols(C), k = ta ? rows(A) : cols(A), count = numel(batch);
-  overwrite = overwrite && batch_of(C) == batch;
-  if (numel(C.shape()) == 0 || count == 0) return;  // no elements (and empty data may be null)
-  if (k == 0) {  // a sum of no products
-    if (overwrite) std::fill(C.data(), C.data() + numel(C.shape()), 0.0);
+  if (numel(C.shape()) == 0) return;  // no elements (and empty data may be null)
+  if (count == 0 || k == 0) {  // a sum of no products
+    std::fill(C.data(), C.data() + numel(C.shape()), 0.0);
     return;
   }
   // One matrix shared by the whole batch (a Linear layer's weight, say): stack the batch's
   // matrices into one tall product instead of many small ones.
   if (count > 1 && numel(bb) == 1 && !ta && ab == batch && cb == batch) {  // C_i = A_i B for all i
-    MatrixProduct(count * n, k, m, overwrite).add(C.data(), A.data(), count * rows(A), cols(A), false, B.data(), rows(B), cols(B), tb);
+    MatrixProduct(count * n, k, m, true).add(C.data(), A.data(), count * rows(A), cols(A), false, B.data(), rows(B), cols(B), tb);
     return;
   }
   if (count > 1 && numel(cb) == 1 && ta && !tb && ab == batch && bb == batch) {  // C = sum_i A_iᵀ B_i
-    MatrixProduct(n, count * rows(A), m, overwrite).add(C.data(), A.data(), count * rows(A), cols(A), true, B.data(), count * rows(B), cols(B), false);
+    MatrixProduct(n, count * rows(A), m, true).add(C.data(), A.data(), count * rows(A), cols(A), true, B.data(), count * rows(B), cols(B), false);
     return;
   }
-  MatrixProduct multiply(n, k, m, overwrite);
+  const bool once = cb == batch;  // each of C's matrices gets exactly one product
+  if (!once) std::fill(C.data(), C.data() + numel(C.shape()), 0.0);
+  MatrixProduct multiply(n, k, m, /*overwrite=*/once);
   const std::int64_t cs = n * m, as = rows(A) * cols(A), bs = rows(B) * cols(B);
   detail::for_each_broadcast<3>(batch, {&cb, &ab, &bb}, [&](std::int64_t, const auto& o) {
     multiply.add(C.data() + o[0] * cs, A.data() + o[1] * as, rows(A), cols(A), ta, B.data() + o[2] * bs, rows(B), cols(B), tb);
   });
-}
-
-// The gradient of operand x for batched_gemm to fill: uninitialised when x's batch is the whole
-// batch (each of its matrices is then written once), zeros when products add into it.
-Tensor gradient_buffer(const Tensor& x, const Shape& batch) {
-  return batch_of(x) == batch ? detail::uninitialized_tensor(x.shape()) : detail::empty_tensor(x.shape());
 }
 
 // a: [..., n, k], b: [..., k, m] (or [..., m, k] read transposed when b_transposed), both at
@@ -81,19 +75,19 @@ Tensor product(const Tensor& a, const Tensor& b, bool b_transposed) {
   out.push_back(rows(a));
   out.push_back(m);
   Tensor y = detail::uninitialized_tensor(out);
-  batched_gemm(batch, y, a, false, b, b_transposed, /*overwrite=*/true);
+  batched_gemm(batch, y, a, false, b, b_transposed);
   // y = a b  =>  da = g bᵀ, db = aᵀ g;  y = a bᵀ  =>  da = g b, db = gᵀ a.  Each is summed over
-  // the batch dimensions its operand was broadcast along (batched_gemm accumulates).
+  // the batch dimensions its operand was broadcast along (batched_gemm sums them).
   return detail::record("matmul", y, {a, b}, [a, b, batch, b_transposed](const Tensor& g) -> std::vector<Tensor> {
     Tensor ga, gb;
     if (a.requires_grad()) {
-      ga = gradient_buffer(a, batch);
-      batched_gemm(batch, ga, g, false, b, !b_transposed, /*overwrite=*/true);
+      ga = detail::uninitialized_tensor(a.shape());
+      batched_gemm(batch, ga, g, false, b, !b_transposed);
     }
     if (b.requires_grad()) {
-      gb = gradient_buffer(b, batch);
-      if (b_transposed) batched_gemm(batch, gb, g, true, a, false, /*overwrite=*/true);
-      else batched_gemm(batch, gb, a, true, g, false, /*overwrite=*/true);
+      gb = detail::uninitialized_tensor(b.shape());
+      if (b_transposed) batched_gemm(batch, gb, g, true, a, false);
+      else batched_gemm(batch, gb, a, true, g, false);
     }
     return {ga, gb};
   });

@@ -3,6 +3,7 @@
 
 #include "litgrad/detail/matrix_product.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "litgrad/detail/storage.hpp"
@@ -18,9 +19,7 @@ namespace litgrad::detail {
 namespace {
 
 using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ColMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
 using RowMap = Eigen::Map<RowMajorMatrix>;
-using StridedRowMap = Eigen::Map<RowMajorMatrix, Eigen::Unaligned, Eigen::OuterStride<>>;
 
 // Every element of a product that litgrad computes depends only on its row of A and its
 // column of B, so equal inputs give bit-identical outputs wherever they sit (the book's exact
@@ -45,6 +44,45 @@ constexpr Eigen::Index kTileRows = Eigen::internal::gebp_traits<double, double>:
 constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>::nr;
 constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
 Eigen::Index round_up(Eigen::Index n, Eigen::Index to) { return (n + to - 1) / to * to; }
+
+// Eigen's GEMM packs blocks of its operands into two work buffers. Left to itself it allocates
+// them on every call, and at attention's sizes malloc hands them over as fresh pages from the
+// operating system, whose page faults cost more than a tenth of an attention step. These
+// buffers are kept per thread instead, grown to the largest request. The block sizes are
+// Eigen's own choice, so the arithmetic is what Eigen's `C = A * B` does.
+class ThreadBlocking : public Eigen::internal::level3_blocking<double, double> {
+ public:
+  // For Eigen's column-major view of the product: rows x depth times depth x cols.
+  ThreadBlocking(Eigen::Index rows, Eigen::Index cols, Eigen::Index depth) {
+    m_mc = rows;
+    m_nc = cols;
+    m_kc = depth;
+    Eigen::internal::computeProductBlockingSizes<double, double, 1>(m_kc, m_mc, m_nc, Eigen::Index{1});
+    thread_local Buffer a, b;
+    m_blockA = reserve(a, m_mc * m_kc);
+    m_blockB = reserve(b, m_kc * m_nc);
+  }
+
+ private:
+  using Buffer = std::vector<double, Eigen::aligned_allocator<double>>;  // the kernel loads aligned packets
+  static double* reserve(Buffer& buffer, Eigen::Index size) {
+    if (buffer.size() < static_cast<std::size_t>(size)) buffer.resize(static_cast<std::size_t>(size));
+    return buffer.data();
+  }
+};
+
+// C = op(A) op(B) by Eigen's GEMM, as Eigen's `C.noalias() = op(A) * op(B)` computes it (C set
+// to zero, then the product added), with ThreadBlocking's buffers. C: n x m, row-major, rows
+// ldc apart; op(A): n x k stored in order AOrder with leading dimension lda; op(B) likewise.
+template <int AOrder, int BOrder>
+void gemm(double* c, Eigen::Index ldc, const double* a, Eigen::Index lda, const double* b, Eigen::Index ldb,
+          Eigen::Index n, Eigen::Index k, Eigen::Index m) {
+  for (Eigen::Index i = 0; i < n; ++i) std::fill_n(c + i * ldc, m, 0.0);
+  ThreadBlocking blocking(m, n, k);  // Eigen computes a row-major product as its transpose
+  Eigen::internal::general_matrix_matrix_product<Eigen::Index, double, AOrder, false, double, BOrder, false,
+                                                 Eigen::RowMajor, 1>::run(n, m, k, a, lda, b, ldb, c, 1, ldc, 1.0,
+                                                                          blocking);
+}
 
 }  // namespace
 
@@ -121,13 +159,12 @@ class MatrixProduct::Impl {
       return;
     }
     if (path_ == Path::Rows) return add_by_rows(c, a, ac, ta, b, bc, tb);
-    if (direct_) {  // op(X) of a row-major matrix is a row-major map, or a column-major one of its transpose
-      using Rows = Eigen::Map<const RowMajorMatrix>;
-      using Cols = Eigen::Map<const ColMajorMatrix>;
-      if (ta && tb) return gemm_direct(c, Cols(a, n_, k_), Cols(b, k_, m_));
-      if (ta) return gemm_direct(c, Cols(a, n_, k_), Rows(b, k_, m_));
-      if (tb) return gemm_direct(c, Rows(a, n_, k_), Cols(b, k_, m_));
-      return gemm_direct(c, Rows(a, n_, k_), Rows(b, k_, m_));
+    if (direct_) {  // the transpose of a row-major matrix is the column-major one, same leading dimension
+      constexpr int R = Eigen::RowMajor, C = Eigen::ColMajor;
+      if (ta && tb) return gemm_direct<C, C>(c, a, ac, b, bc);
+      if (ta) return gemm_direct<C, R>(c, a, ac, b, bc);
+      if (tb) return gemm_direct<R, C>(c, a, ac, b, bc);
+      return gemm_direct<R, R>(c, a, ac, b, bc);
     }
     if (swapped_) {  // op(B)ᵀ into a_, op(A)ᵀ into b_
       pack(b, br, bc, !tb, a_);
@@ -136,7 +173,8 @@ class MatrixProduct::Impl {
       pack(a, ar, ac, ta, a_);
       pack(b, br, bc, tb, b_);
     }
-    if (path_ == Path::Gemm) product_.noalias() = a_ * b_;
+    if (path_ == Path::Gemm)
+      gemm<Eigen::RowMajor, Eigen::RowMajor>(product_.data(), b_.cols(), a_.data(), k_, b_.data(), b_.cols(), a_.rows(), k_, b_.cols());
     else product_.noalias() = a_.lazyProduct(b_);
     const RowMajorMatrix& product = product_;
     RowMap out(c, n_, m_);
@@ -149,15 +187,16 @@ class MatrixProduct::Impl {
  private:
   // C = op(A) op(B) written straight into C (see the comment on kTileRows): the columns that
   // fill whole tiles in one GEMM, the rest through B's last columns padded to one tile.
-  template <class OpA, class OpB>
-  void gemm_direct(double* c, const OpA& a, const OpB& b) {
+  template <int AOrder, int BOrder>
+  void gemm_direct(double* c, const double* a, std::int64_t lda, const double* b, std::int64_t ldb) {
     const std::int64_t tail = m_ % kTileRows, whole = m_ - tail;
-    if (whole > 0) StridedRowMap(c, n_, whole, Eigen::OuterStride<>(m_)).noalias() = a * b.leftCols(whole);
+    if (whole > 0) gemm<AOrder, BOrder>(c, m_, a, lda, b, ldb, n_, k_, whole);
     if (tail == 0) return;
-    RowMap tail_b(tail_b_.data(), k_, kTileRows), product(tail_.data(), n_, kTileRows);
-    tail_b.leftCols(tail) = b.rightCols(tail);
-    product.noalias() = a * tail_b;
-    StridedRowMap(c + whole, n_, tail, Eigen::OuterStride<>(m_)) = product.leftCols(tail);
+    for (std::int64_t p = 0; p < k_; ++p)  // op(B)'s last columns, into tail_b_'s first
+      for (std::int64_t j = 0; j < tail; ++j)
+        tail_b_[p * kTileRows + j] = BOrder == Eigen::RowMajor ? b[p * ldb + whole + j] : b[(whole + j) * ldb + p];
+    gemm<AOrder, Eigen::RowMajor>(tail_.data(), kTileRows, a, lda, tail_b_.data(), kTileRows, n_, k_, kTileRows);
+    for (std::int64_t i = 0; i < n_; ++i) std::copy_n(tail_.data() + i * kTileRows, tail, c + i * m_ + whole);
   }
 
   // Each row of C is sum_p a(i,p) B[p,:], built along the row (which the compiler vectorises),
