@@ -16,11 +16,15 @@ inline double slice_max(const double* x, std::int64_t stride, std::int64_t n) {
 }
 
 /// y_j = exp(x_j - m) / sum_i exp(x_i - m) over n elements at stride `stride`; y may be x.
-/// A slice that is all -inf gives NaN.
+/// A slice that is all -inf gives NaN. A masked element (x_j - m = -inf) gets exp's exact
+/// answer, 0, without calling exp: half of a causal mask's scores are masked.
 inline void softmax_slice(const double* x, double* y, std::int64_t stride, std::int64_t n) {
   const double m = slice_max(x, stride, n);
   double s = 0;
-  for (std::int64_t j = 0; j < n; ++j) s += y[j * stride] = std::exp(x[j * stride] - m);
+  for (std::int64_t j = 0; j < n; ++j) {
+    const double z = x[j * stride] - m;
+    s += y[j * stride] = z == -std::numeric_limits<double>::infinity() ? 0.0 : std::exp(z);
+  }
   for (std::int64_t j = 0; j < n; ++j) y[j * stride] /= s;
 }
 
