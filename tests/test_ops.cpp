@@ -116,6 +116,12 @@ TEST_CASE("matmul computes each element from its own row and column only: equal 
     const Tensor p = reshape(randperm(n, gen), {n, 1});
     auto rows_by = [&](std::int64_t width) { return to(p * ones({1, width}), DType::Int64); };  // [n, width]: row i picks row p[i]
     CHECK(test::identical(matmul(gather(a, 0, rows_by(k)), b), gather(c, 0, rows_by(m))));
+    // Every column of B the same: every column of the product the same, whichever of GEMM's
+    // tiles (or kernels) it falls in; likewise every row of A.
+    const Tensor same_columns = matmul(a, reshape(select(b, 1, 0), {k, 1}) * ones({1, m}));
+    CHECK(test::identical(same_columns, reshape(select(same_columns, 1, 0), {n, 1}) * ones({1, m})));
+    const Tensor same_rows = matmul(reshape(select(a, 0, 0), {1, k}) * ones({n, 1}), b);
+    CHECK(test::identical(same_rows, reshape(select(same_rows, 0, 0), {1, m}) * ones({n, 1})));
   }
 }
 

@@ -27,8 +27,9 @@ using RowMap = Eigen::Map<RowMajorMatrix>;
 // results and the tiles at the edges go through other code that adds in another order, and
 // its coefficient-based product (which it uses itself for small sizes) peels elements off
 // according to memory alignment. So every element must go through the same code. For GEMM,
-// when C's rows come in whole tiles, Eigen writes C directly, its columns that fill whole tiles
-// in one call, and the last few columns through a copy of B's last columns padded with zeros to
+// when C's rows come in whole tiles, Eigen writes C directly: the columns that fill whole tiles
+// (of three SIMD packets) or a last tile of two packets (whose kernel adds in the same order)
+// in one call, and the few columns left through a copy of B's last columns padded with zeros to
 // one whole tile, in a second call (Eigen splits each sum into the same blocks in both: their
 // length depends on k alone). Otherwise, and for the coefficient-based product, we hand Eigen
 // zero-padded copies: whole tiles for GEMM, whole SIMD packets of rows for the coefficient-based
@@ -44,6 +45,10 @@ constexpr Eigen::Index kTileRows = Eigen::internal::gebp_traits<double, double>:
 constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>::nr;
 constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
 Eigen::Index round_up(Eigen::Index n, Eigen::Index to) { return (n + to - 1) / to * to; }
+static_assert(kTileRows == 3 * kPacket, "GEMM's tiles are three packets wide (see above)");
+// The last columns of a product of m that GEMM would give to a kernel of its own: those beyond
+// the whole tiles and a last two-packet tile.
+Eigen::Index unfit_columns(Eigen::Index m) { return m % kTileRows % (2 * kPacket); }
 
 // Eigen's GEMM packs blocks of its operands into two work buffers. Left to itself it allocates
 // them on every call, and at attention's sizes malloc hands them over as fresh pages from the
@@ -114,8 +119,7 @@ class MatrixProduct::Impl {
     const bool gemm = path_ == Path::Gemm;
     direct_ = gemm && overwrite && n % kTileCols == 0;
     if (direct_) {
-      const std::int64_t tail = m % kTileRows;
-      if (tail == 0) return;
+      if (unfit_columns(m) == 0) return;
       tail_b_.assign(static_cast<std::size_t>(k * kTileRows), 0.0);  // zeros beyond B's `tail` last columns
       tail_.resize(static_cast<std::size_t>(n * kTileRows));
       return;
@@ -189,7 +193,7 @@ class MatrixProduct::Impl {
   // fill whole tiles in one GEMM, the rest through B's last columns padded to one tile.
   template <int AOrder, int BOrder>
   void gemm_direct(double* c, const double* a, std::int64_t lda, const double* b, std::int64_t ldb) {
-    const std::int64_t tail = m_ % kTileRows, whole = m_ - tail;
+    const std::int64_t tail = unfit_columns(m_), whole = m_ - tail;
     if (whole > 0) gemm<AOrder, BOrder>(c, m_, a, lda, b, ldb, n_, k_, whole);
     if (tail == 0) return;
     for (std::int64_t p = 0; p < k_; ++p)  // op(B)'s last columns, into tail_b_'s first
