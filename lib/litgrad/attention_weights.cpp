@@ -53,7 +53,9 @@ Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& m
 
   // query / sqrt(E), as div() computes it; the backward needs it for key's gradient.
   Tensor scaled = uninitialized_tensor(query.shape());
-  for (std::int64_t i = 0, n = query.numel(); i < n; ++i) scaled.data()[i] = query.data()[i] / scale;
+  const double* q = query.data();
+  double* qs = scaled.data();
+  for (std::int64_t i = 0, n = query.numel(); i < n; ++i) qs[i] = q[i] / scale;
 
   Shape out = batch;
   out.push_back(L);
@@ -94,8 +96,10 @@ Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& m
                     if (need_q) to_query.add(gq.data() + b * L * E, ds.data(), L, S, false, key.data() + b * S * E, S, E, false);
                     if (need_k) to_key.add(gk.data() + b * S * E, ds.data(), L, S, true, scaled.data() + b * L * E, L, E, false);
                   }
-                  if (need_q)
-                    for (std::int64_t i = 0, n = gq.numel(); i < n; ++i) gq.data()[i] /= scale;
+                  if (need_q) {
+                    double* dq = gq.data();
+                    for (std::int64_t i = 0, n = gq.numel(); i < n; ++i) dq[i] /= scale;
+                  }
                   return {gq, gk};
                 });
 }

@@ -11,7 +11,8 @@ Tensor dropout(const Tensor& x, double p, bool training, Generator& gen) {
   if (!training || p == 0) return x;
   if (p == 1) return x * zeros(x.shape());  // everything dropped, as torch
   Tensor keep = rand(x.shape(), gen);
-  for (std::int64_t i = 0; i < keep.numel(); ++i) keep.data()[i] = keep.data()[i] < p ? 0.0 : 1.0 / (1.0 - p);
+  double* k = keep.data();
+  for (std::int64_t i = 0, n = keep.numel(); i < n; ++i) k[i] = k[i] < p ? 0.0 : 1.0 / (1.0 - p);
   return x * keep;
 }
 

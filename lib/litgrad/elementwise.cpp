@@ -171,7 +171,8 @@ Tensor ge(const Tensor& a, const Tensor& b) { return broadcast_apply("ge", a, b,
 Tensor logical_not(const Tensor& mask) {
   require_bool("logical_not", "the input", mask);
   Tensor y = to(mask, DType::Bool);
-  for (std::int64_t i = 0; i < y.numel(); ++i) y.data()[i] = 1.0 - y.data()[i];
+  double* yv = y.data();
+  for (std::int64_t i = 0, n = y.numel(); i < n; ++i) yv[i] = 1.0 - yv[i];
   return y;
 }
 
@@ -193,18 +194,22 @@ Tensor logical_or(const Tensor& a, const Tensor& b) {
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {
   require_bool("where", "the condition", c);
   const Shape out = broadcast_shapes("where", c.shape(), broadcast_shapes("where", a.shape(), b.shape()));
-  Tensor y = empty_tensor(out);
+  Tensor y = uninitialized_tensor(out);
+  const double *cv = c.data(), *av = a.data(), *bv = b.data();
+  double* yv = y.data();
   for_each_broadcast<3>(out, {&c.shape(), &a.shape(), &b.shape()}, [&](std::int64_t i, const auto& o) {
-    y.data()[i] = c.data()[o[0]] != 0.0 ? a.data()[o[1]] : b.data()[o[2]];
+    yv[i] = cv[o[0]] != 0.0 ? av[o[1]] : bv[o[2]];
   });
   return detail::record("where", y, {a, b}, [c, a, b](const Tensor& g) -> std::vector<Tensor> {
     Tensor ga = a.requires_grad() ? empty_tensor(a.shape()) : Tensor();
     Tensor gb = b.requires_grad() ? empty_tensor(b.shape()) : Tensor();
+    const double *cv = c.data(), *gv = g.data();
+    double *gav = ga.defined() ? ga.data() : nullptr, *gbv = gb.defined() ? gb.data() : nullptr;
     for_each_broadcast<3>(g.shape(), {&c.shape(), &a.shape(), &b.shape()}, [&](std::int64_t i, const auto& o) {
-      if (c.data()[o[0]] != 0.0) {
-        if (ga.defined()) ga.data()[o[1]] += g.data()[i];
-      } else if (gb.defined()) {
-        gb.data()[o[2]] += g.data()[i];
+      if (cv[o[0]] != 0.0) {
+        if (gav) gav[o[1]] += gv[i];
+      } else if (gbv) {
+        gbv[o[2]] += gv[i];
       }
     });
     return {ga, gb};

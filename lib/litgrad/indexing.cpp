@@ -101,7 +101,9 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
   const Shape in = x.shape();
   return detail::record("gather", y, {x}, [in, source](const Tensor& g) -> std::vector<Tensor> {
     Tensor gx = detail::empty_tensor(in);
-    for (std::size_t k = 0; k < source.size(); ++k) gx.data()[source[k]] += g.data()[k];  // scatter-add
+    const double* gv = g.data();
+    double* gxv = gx.data();
+    for (std::size_t k = 0; k < source.size(); ++k) gxv[source[k]] += gv[k];  // scatter-add
     return {gx};
   });
 }

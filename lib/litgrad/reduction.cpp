@@ -28,11 +28,15 @@ Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
   }
   // Every element of x adds into the element of the kept-shape result that broadcasts onto it.
   Tensor y = detail::empty_tensor(kept);
-  detail::for_each_broadcast<1>(x.shape(), {&kept}, [&](std::int64_t i, const auto& o) { y.data()[o[0]] += x.data()[i]; });
+  double* yv = y.data();
+  const double* xv = x.data();
+  detail::for_each_broadcast<1>(x.shape(), {&kept}, [&](std::int64_t i, const auto& o) { yv[o[0]] += xv[i]; });
   const Shape in = x.shape();
   return detail::record("sum", detail::share_storage(y, out), {x}, [in, kept](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::empty_tensor(in);  // each element of x receives the gradient of its sum
-    detail::for_each_broadcast<1>(in, {&kept}, [&](std::int64_t i, const auto& o) { gx.data()[i] = g.data()[o[0]]; });
+    Tensor gx = detail::uninitialized_tensor(in);  // each element of x receives the gradient of its sum
+    double* gxv = gx.data();
+    const double* gv = g.data();
+    detail::for_each_broadcast<1>(in, {&kept}, [&](std::int64_t i, const auto& o) { gxv[i] = gv[o[0]]; });
     return {gx};
   });
 }
@@ -63,22 +67,26 @@ MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim) {
   Shape out = kept;
   if (!keepdim && x.dim() > 0) out.erase(out.begin() + d);
   Tensor values = detail::empty_tensor(out), indices = detail::empty_tensor(out, DType::Int64);
+  const double* xv = x.data();
+  double *vv = values.data(), *iv = indices.data();
   for (std::int64_t o = 0; o < outer; ++o)
     for (std::int64_t k = 0; k < inner; ++k) {
-      const double* row = x.data() + o * n * inner + k;
+      const double* row = xv + o * n * inner + k;
       std::int64_t best = 0;
       for (std::int64_t j = 1; j < n && !std::isnan(row[best * inner]); ++j)
         if (row[j * inner] > row[best * inner] || std::isnan(row[j * inner])) best = j;  // NaN wins
-      values.data()[o * inner + k] = row[best * inner];
-      indices.data()[o * inner + k] = static_cast<double>(best);
+      vv[o * inner + k] = row[best * inner];
+      iv[o * inner + k] = static_cast<double>(best);
     }
   const Shape in = x.shape();
   Tensor v = detail::record("max", values, {x}, [in, indices, outer, n, inner](const Tensor& g) -> std::vector<Tensor> {
     Tensor gx = detail::empty_tensor(in);  // the gradient goes to the position that won
+    const double *iv = indices.data(), *gv = g.data();
+    double* gxv = gx.data();
     for (std::int64_t o = 0; o < outer; ++o)
       for (std::int64_t k = 0; k < inner; ++k) {
-        const auto j = static_cast<std::int64_t>(indices.data()[o * inner + k]);
-        gx.data()[(o * n + j) * inner + k] += g.data()[o * inner + k];
+        const auto j = static_cast<std::int64_t>(iv[o * inner + k]);
+        gxv[(o * n + j) * inner + k] += gv[o * inner + k];
       }
     return {gx};
   });

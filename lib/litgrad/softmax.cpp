@@ -52,7 +52,8 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim) {
     double s = 0;
     for (std::int64_t j = 0; j < n; ++j) s += std::exp(xv[j * stride] - m);  // all -inf: NaN
     const double lse = std::log(s);
-    for (std::int64_t j = 0; j < n; ++j) y.data()[first + j * stride] = xv[j * stride] - m - lse;
+    double* yv = y.data() + first;
+    for (std::int64_t j = 0; j < n; ++j) yv[j * stride] = xv[j * stride] - m - lse;
   });
   // dx_i = g_i - exp(y_i) sum_j g_j: the derivative of log softmax, from y alone.
   return detail::record("log_softmax", y, {x}, [y, d](const Tensor& g) -> std::vector<Tensor> {
@@ -61,7 +62,8 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim) {
       const double *yv = y.data() + first, *gv = g.data() + first;
       double total = 0;
       for (std::int64_t j = 0; j < n; ++j) total += gv[j * stride];
-      for (std::int64_t j = 0; j < n; ++j) gx.data()[first + j * stride] = gv[j * stride] - std::exp(yv[j * stride]) * total;
+      double* gxv = gx.data() + first;
+      for (std::int64_t j = 0; j < n; ++j) gxv[j * stride] = gv[j * stride] - std::exp(yv[j * stride]) * total;
     });
     return {gx};
   });

@@ -196,11 +196,13 @@ Tensor eye(std::int64_t n) {
 
 Tensor to(const Tensor& x, DType dtype) {
   Tensor t = detail::empty_tensor(x.shape(), dtype);
-  for (std::int64_t i = 0; i < x.numel(); ++i) {
-    const double v = x.data()[i];
+  const double* from = x.data();
+  double* into = t.data();
+  for (std::int64_t i = 0, n = x.numel(); i < n; ++i) {
+    const double v = from[i];
     if (dtype == DType::Int64 && !std::isfinite(v))
       throw ValueError("to: cannot convert " + std::to_string(v) + " to Int64");
-    t.data()[i] = dtype == DType::Bool ? (v != 0.0) : dtype == DType::Int64 ? std::trunc(v) : v;
+    into[i] = dtype == DType::Bool ? (v != 0.0) : dtype == DType::Int64 ? std::trunc(v) : v;
   }
   return t;
 }

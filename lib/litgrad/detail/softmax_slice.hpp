@@ -1,38 +1,68 @@
 #pragma once
 // Softmax of one slice, forward and backward: shared by softmax() and the fused attention
 // weights, which must compute bit for bit the same. Only the library's own .cpp files include this.
+//
+// The loops are written for the compiler to run eight elements at a time: exponentials by
+// vector_exp, and the max and the sums in eight interleaved lanes (element j goes to lane
+// j mod 8, and the lanes are combined pairwise at the end). The order of the additions
+// depends only on the slice's length, so equal slices still give equal results anywhere.
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
+#include "litgrad/detail/exp.hpp"
+
 namespace litgrad::detail {
+
+constexpr int kLanes = 8;
+
+/// sum_j f(j) over j < n, in kLanes interleaved partial sums combined pairwise.
+template <class F>
+double lane_sum(std::int64_t n, F f) {
+  double lane[kLanes] = {};
+  std::int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l) lane[l] += f(j + l);
+  for (int l = 0; j < n; ++j, ++l) lane[l] += f(j);
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
 
 /// The largest of n elements at stride `stride`, or NaN if one is NaN (so a NaN reaches the output).
 inline double slice_max(const double* x, std::int64_t stride, std::int64_t n) {
-  double m = -std::numeric_limits<double>::infinity();
-  for (std::int64_t j = 0; j < n; ++j) m = std::isnan(x[j * stride]) || x[j * stride] > m ? x[j * stride] : m;
-  return m;
+  constexpr double lowest = -std::numeric_limits<double>::infinity();
+  double lane[kLanes] = {lowest, lowest, lowest, lowest, lowest, lowest, lowest, lowest};
+  int nan = 0;
+  std::int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l) {
+      const double v = x[(j + l) * stride];
+      lane[l] = v > lane[l] ? v : lane[l];
+      nan |= v != v;
+    }
+  for (int l = 0; j < n; ++j, ++l) {
+    const double v = x[j * stride];
+    lane[l] = v > lane[l] ? v : lane[l];
+    nan |= v != v;
+  }
+  double m = lane[0];
+  for (int l = 1; l < kLanes; ++l) m = lane[l] > m ? lane[l] : m;
+  return nan ? std::numeric_limits<double>::quiet_NaN() : m;
 }
 
 /// y_j = exp(x_j - m) / sum_i exp(x_i - m) over n elements at stride `stride`; y may be x.
-/// A slice that is all -inf gives NaN. A masked element (x_j - m = -inf) gets exp's exact
-/// answer, 0, without calling exp: half of a causal mask's scores are masked.
+/// A slice that is all -inf gives NaN (its m is -inf, and -inf - -inf is NaN).
 inline void softmax_slice(const double* x, double* y, std::int64_t stride, std::int64_t n) {
   const double m = slice_max(x, stride, n);
-  double s = 0;
-  for (std::int64_t j = 0; j < n; ++j) {
-    const double z = x[j * stride] - m;
-    s += y[j * stride] = z == -std::numeric_limits<double>::infinity() ? 0.0 : std::exp(z);
-  }
+  for (std::int64_t j = 0; j < n; ++j) y[j * stride] = vector_exp(x[j * stride] - m);
+  const double s = lane_sum(n, [&](std::int64_t j) { return y[j * stride]; });
   for (std::int64_t j = 0; j < n; ++j) y[j * stride] /= s;
 }
 
 /// dx_j = y_j (g_j - sum_i g_i y_i): the Jacobian diag(y) - y yᵀ applied to g, from the output
 /// y alone; dx may be g.
 inline void softmax_backward_slice(const double* y, const double* g, double* dx, std::int64_t stride, std::int64_t n) {
-  double dot = 0;
-  for (std::int64_t j = 0; j < n; ++j) dot += g[j * stride] * y[j * stride];
+  const double dot = lane_sum(n, [&](std::int64_t j) { return g[j * stride] * y[j * stride]; });
   for (std::int64_t j = 0; j < n; ++j) dx[j * stride] = y[j * stride] * (g[j * stride] - dot);
 }
 
