@@ -36,16 +36,22 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
   const std::int64_t m = (e - b + step - 1) / step;
   Shape out = x.shape();
   out[d] = m;
-  Tensor y = detail::empty_tensor(out, x.dtype());
-  for (std::int64_t o = 0; o < s.outer; ++o)
-    for (std::int64_t j = 0; j < m; ++j)
-      std::copy_n(x.data() + (o * s.n + b + j * step) * s.inner, s.inner, y.data() + (o * m + j) * s.inner);
-  const Shape in = x.shape();
-  return detail::record("slice", y, {x}, [in, s, b, m, step](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::empty_tensor(in);  // zeros where nothing was picked
+  // Copies the picked positions between a full tensor (`full`) and a sliced one; with step 1
+  // each outer index's picked positions are one run.
+  auto copy_picked = [s, b, m, step](const double* from, double* to, bool from_full) {
+    const std::int64_t run = step == 1 ? m * s.inner : s.inner, runs = step == 1 ? 1 : m;
     for (std::int64_t o = 0; o < s.outer; ++o)
-      for (std::int64_t j = 0; j < m; ++j)
-        std::copy_n(g.data() + (o * m + j) * s.inner, s.inner, gx.data() + (o * s.n + b + j * step) * s.inner);
+      for (std::int64_t j = 0; j < runs; ++j) {
+        const std::int64_t full = (o * s.n + b + j * step) * s.inner, sliced = (o * m + j) * s.inner;
+        std::copy_n(from + (from_full ? full : sliced), run, to + (from_full ? sliced : full));
+      }
+  };
+  Tensor y = detail::uninitialized_tensor(out, x.dtype());
+  copy_picked(x.data(), y.data(), true);
+  const Shape in = x.shape();
+  return detail::record("slice", y, {x}, [in, copy_picked](const Tensor& g) -> std::vector<Tensor> {
+    Tensor gx = detail::empty_tensor(in);  // zeros where nothing was picked
+    copy_picked(g.data(), gx.data(), false);
     return {gx};
   });
 }

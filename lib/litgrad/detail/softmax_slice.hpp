@@ -28,26 +28,24 @@ double lane_sum(std::int64_t n, F f) {
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
-/// The largest of n elements at stride `stride`, or NaN if one is NaN (so a NaN reaches the output).
+/// The largest of n elements at stride `stride`, NaNs left out (a NaN still reaches softmax's
+/// output: exp(NaN - m) is NaN, and so is the sum that divides every element).
 inline double slice_max(const double* x, std::int64_t stride, std::int64_t n) {
   constexpr double lowest = -std::numeric_limits<double>::infinity();
   double lane[kLanes] = {lowest, lowest, lowest, lowest, lowest, lowest, lowest, lowest};
-  int nan = 0;
   std::int64_t j = 0;
   for (; j + kLanes <= n; j += kLanes)
     for (int l = 0; l < kLanes; ++l) {
       const double v = x[(j + l) * stride];
       lane[l] = v > lane[l] ? v : lane[l];
-      nan |= v != v;
     }
   for (int l = 0; j < n; ++j, ++l) {
     const double v = x[j * stride];
     lane[l] = v > lane[l] ? v : lane[l];
-    nan |= v != v;
   }
   double m = lane[0];
   for (int l = 1; l < kLanes; ++l) m = lane[l] > m ? lane[l] : m;
-  return nan ? std::numeric_limits<double>::quiet_NaN() : m;
+  return m;
 }
 
 /// y_j = exp(x_j - m) / sum_i exp(x_i - m) over n elements at stride `stride`; y may be x.
