@@ -1,8 +1,10 @@
 #include "litgrad/reduction.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "litgrad/detail/broadcast.hpp"
+#include "litgrad/detail/lane_sum.hpp"
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/elementwise.hpp"
@@ -27,10 +29,21 @@ Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
     if (!reduced[i] || keepdim) out.push_back(kept[i]);
   }
   // Every element of x adds into the element of the kept-shape result that broadcasts onto it.
+  // When the summed dimensions are the last ones (a full sum, a sum over rows), each result
+  // sums one contiguous run, in eight lanes (detail/lane_sum.hpp).
   Tensor y = detail::empty_tensor(kept);
   double* yv = y.data();
   const double* xv = x.data();
-  detail::for_each_broadcast<1>(x.shape(), {&kept}, [&](std::int64_t i, const auto& o) { yv[o[0]] += xv[i]; });
+  std::size_t first_reduced = reduced.size();
+  while (first_reduced > 0 && reduced[first_reduced - 1]) --first_reduced;
+  const bool suffix = std::find(reduced.begin(), reduced.begin() + first_reduced, true) == reduced.begin() + first_reduced;
+  if (suffix && x.numel() > 0) {
+    const std::int64_t run = x.numel() / y.numel();
+    for (std::int64_t o = 0, n = y.numel(); o < n; ++o)
+      yv[o] = detail::lane_sum(run, [&](std::int64_t j) { return xv[o * run + j]; });
+  } else {
+    detail::for_each_broadcast<1>(x.shape(), {&kept}, [&](std::int64_t i, const auto& o) { yv[o[0]] += xv[i]; });
+  }
   const Shape in = x.shape();
   return detail::record("sum", detail::share_storage(y, out), {x}, [in, kept](const Tensor& g) -> std::vector<Tensor> {
     Tensor gx = detail::uninitialized_tensor(in);  // each element of x receives the gradient of its sum

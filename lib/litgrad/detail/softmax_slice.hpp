@@ -3,30 +3,17 @@
 // weights, which must compute bit for bit the same. Only the library's own .cpp files include this.
 //
 // The loops are written for the compiler to run eight elements at a time: exponentials by
-// vector_exp, and the max and the sums in eight interleaved lanes (element j goes to lane
-// j mod 8, and the lanes are combined pairwise at the end). The order of the additions
-// depends only on the slice's length, so equal slices still give equal results anywhere.
+// vector_exp, and the max and the sums in eight interleaved lanes (lane_sum.hpp). The order of
+// the additions depends only on the slice's length, so equal slices give equal results anywhere.
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
 #include "litgrad/detail/exp.hpp"
+#include "litgrad/detail/lane_sum.hpp"
 
 namespace litgrad::detail {
-
-constexpr int kLanes = 8;
-
-/// sum_j f(j) over j < n, in kLanes interleaved partial sums combined pairwise.
-template <class F>
-double lane_sum(std::int64_t n, F f) {
-  double lane[kLanes] = {};
-  std::int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int l = 0; l < kLanes; ++l) lane[l] += f(j + l);
-  for (int l = 0; j < n; ++j, ++l) lane[l] += f(j);
-  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-}
 
 /// The largest of n elements at stride `stride`, NaNs left out (a NaN still reaches softmax's
 /// output: exp(NaN - m) is NaN, and so is the sum that divides every element).
