@@ -39,8 +39,7 @@ inline double slice_max(const double* x, std::int64_t stride, std::int64_t n) {
 /// A slice that is all -inf gives NaN (its m is -inf, and -inf - -inf is NaN).
 inline void softmax_slice(const double* x, double* y, std::int64_t stride, std::int64_t n) {
   const double m = slice_max(x, stride, n);
-  for (std::int64_t j = 0; j < n; ++j) y[j * stride] = vector_exp(x[j * stride] - m);
-  const double s = lane_sum(n, [&](std::int64_t j) { return y[j * stride]; });
+  const double s = lane_sum(n, [&](std::int64_t j) { return y[j * stride] = vector_exp(x[j * stride] - m); });
   for (std::int64_t j = 0; j < n; ++j) y[j * stride] /= s;
 }
 
