@@ -11,6 +11,7 @@
 #include "litgrad/detail/matrix_product.hpp"
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/softmax_slice.hpp"
+#include "litgrad/detail/storage.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 
 namespace litgrad::detail {
@@ -37,6 +38,33 @@ struct MaskLayout {
     matrix_size = numel(matrix);
   }
 };
+
+// The gradients of query and key, given g, that of the weights w. With dS the softmax's gradient
+// (from w and g, a row at a time): d(scaled) = dS key, so dq = (dS key) / sqrt(E); and
+// dk = dSᵀ scaled. One [L, S] buffer for dS serves every matrix.
+std::vector<Tensor> gradients(const Tensor& g, const Tensor& w, const Tensor& scaled, const Tensor& key, bool need_q,
+                              bool need_k) {
+  const std::int64_t L = scaled.size(-2), E = scaled.size(-1), S = key.size(-2), count = numel(leading(w, 2));
+  Tensor gq = need_q ? uninitialized_tensor(scaled.shape()) : Tensor();
+  Tensor gk = need_k ? uninitialized_tensor(key.shape()) : Tensor();
+  const double *wv = w.data(), *gv = g.data(), *kv = key.data(), *qs = scaled.data();
+  Storage ds(static_cast<std::size_t>(L * S));
+  MatrixProduct to_query(L, S, E, /*overwrite=*/true), to_key(S, L, E, /*overwrite=*/true);
+  for (std::int64_t b = 0; b < count; ++b) {
+    for (std::int64_t i = 0; i < L; ++i) {
+      const std::int64_t row = b * L * S + i * S;
+      softmax_backward_slice(wv + row, gv + row, ds.data() + i * S, 1, S);
+    }
+    if (need_q) to_query.add(gq.data() + b * L * E, ds.data(), L, S, false, kv + b * S * E, S, E, false);
+    if (need_k) to_key.add(gk.data() + b * S * E, ds.data(), L, S, true, qs + b * L * E, L, E, false);
+  }
+  if (need_q) {
+    const double scale = std::sqrt(static_cast<double>(E));
+    double* dq = gq.data();
+    for (std::int64_t i = 0, n = gq.numel(); i < n; ++i) dq[i] /= scale;
+  }
+  return {gq, gk};
+}
 
 }  // namespace
 
@@ -80,28 +108,10 @@ Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& m
     });
   }
 
-  // With dS the softmax's gradient (from w and the incoming gradient g, a row at a time):
-  // d(scaled) = dS key, so dq = (dS key) / sqrt(E); and dk = dSᵀ scaled. One [L, S] buffer for
-  // dS serves every matrix.
   const bool need_q = query.requires_grad(), need_k = key.requires_grad();
-  return record("attention_weights", w, {query, key},
-                [scaled, key, w, need_q, need_k, L, E, S, count, scale](const Tensor& g) -> std::vector<Tensor> {
-                  Tensor gq = need_q ? uninitialized_tensor(scaled.shape()) : Tensor();
-                  Tensor gk = need_k ? uninitialized_tensor(key.shape()) : Tensor();
-                  std::vector<double> ds(static_cast<std::size_t>(L * S));
-                  MatrixProduct to_query(L, S, E, /*overwrite=*/true), to_key(S, L, E, /*overwrite=*/true);
-                  for (std::int64_t b = 0; b < count; ++b) {
-                    const double *wb = w.data() + b * L * S, *gb = g.data() + b * L * S;
-                    for (std::int64_t i = 0; i < L; ++i) softmax_backward_slice(wb + i * S, gb + i * S, ds.data() + i * S, 1, S);
-                    if (need_q) to_query.add(gq.data() + b * L * E, ds.data(), L, S, false, key.data() + b * S * E, S, E, false);
-                    if (need_k) to_key.add(gk.data() + b * S * E, ds.data(), L, S, true, scaled.data() + b * L * E, L, E, false);
-                  }
-                  if (need_q) {
-                    double* dq = gq.data();
-                    for (std::int64_t i = 0, n = gq.numel(); i < n; ++i) dq[i] /= scale;
-                  }
-                  return {gq, gk};
-                });
+  return record("attention_weights", w, {query, key}, [w, scaled, key, need_q, need_k](const Tensor& g) {
+    return gradients(g, w, scaled, key, need_q, need_k);
+  });
 }
 
 }  // namespace litgrad::detail

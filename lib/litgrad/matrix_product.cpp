@@ -26,12 +26,14 @@ using RowMap = Eigen::Map<RowMajorMatrix>;
 // claims rest on it). Eigen alone does not promise that: its GEMM computes mr x nr tiles of
 // results and the tiles at the edges go through other code that adds in another order, and
 // its coefficient-based product (which it uses itself for small sizes) peels elements off
-// according to memory alignment. So every element must go through the same code. For GEMM,
-// when C's rows come in whole tiles, Eigen writes C directly: the columns that fill whole tiles
-// (of three SIMD packets) or a last tile of two packets (whose kernel adds in the same order)
-// in one call, and the few columns left through a copy of B's last columns padded with zeros to
-// one whole tile, in a second call (Eigen splits each sum into the same blocks in both: their
-// length depends on k alone). Otherwise, and for the coefficient-based product, we hand Eigen
+// according to memory alignment. So every element must go through the same code. Eigen's GEMM
+// gives C's columns to kernels three SIMD packets wide, then one two packets wide, then one a
+// packet wide for what is left; the first two add each sum in the same order, the third
+// differently. So when C's rows come in whole tiles, Eigen writes C directly, in calls whose
+// column counts leave nothing for the one-packet kernel (see split_columns), and the last
+// columns, fewer than a packet, go through a copy of B's last columns padded with zeros to two
+// packets (Eigen splits each sum into the same blocks in every call: their length depends on k
+// alone). Otherwise, and for the coefficient-based product, we hand Eigen
 // zero-padded copies: whole tiles for GEMM, whole SIMD packets of rows for the coefficient-based
 // product; then we copy the product out. GEMM pays for its packing only when all three sizes
 // are large. Products with short sums (k <= 8, such as a Linear layer on two
@@ -46,9 +48,19 @@ constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>:
 constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
 Eigen::Index round_up(Eigen::Index n, Eigen::Index to) { return (n + to - 1) / to * to; }
 static_assert(kTileRows == 3 * kPacket, "GEMM's tiles are three packets wide (see above)");
-// The last columns of a product of m that GEMM would give to a kernel of its own: those beyond
-// the whole tiles and a last two-packet tile.
-Eigen::Index unfit_columns(Eigen::Index m) { return m % kTileRows % (2 * kPacket); }
+
+// C's m columns in three groups, none of which leaves the one-packet kernel any work: [0, first)
+// and [first, packed) in one call each, and [packed, m), fewer than a packet, padded to two.
+// When the whole packets leave one over three-packet tiles (128 = 5 x 24 + 8), the first call
+// takes all but 16 columns (112 = 4 x 24 + 16, ending in a two-packet tile), the second 16.
+struct ColumnSplit {
+  Eigen::Index first, packed;
+};
+ColumnSplit split_columns(Eigen::Index m) {
+  const Eigen::Index packed = m - m % kPacket;
+  const bool one_packet_left = packed % kTileRows == kPacket && packed > kTileRows;
+  return {one_packet_left ? packed - 2 * kPacket : packed, packed};
+}
 
 // Eigen's GEMM packs blocks of its operands into two work buffers. Left to itself it allocates
 // them on every call, and at attention's sizes malloc hands them over as fresh pages from the
@@ -119,9 +131,9 @@ class MatrixProduct::Impl {
     const bool gemm = path_ == Path::Gemm;
     direct_ = gemm && overwrite && n % kTileCols == 0;
     if (direct_) {
-      if (unfit_columns(m) == 0) return;
-      tail_b_.assign(static_cast<std::size_t>(k * kTileRows), 0.0);  // zeros beyond B's `tail` last columns
-      tail_.resize(static_cast<std::size_t>(n * kTileRows));
+      if (split_columns(m).packed == m) return;
+      tail_b_.assign(static_cast<std::size_t>(k * kTail), 0.0);  // zeros beyond B's last columns
+      tail_.resize(static_cast<std::size_t>(n * kTail));
       return;
     }
     // The coefficient path vectorises along rows of its result: for a narrow C (few columns,
@@ -178,8 +190,10 @@ class MatrixProduct::Impl {
       pack(b, br, bc, tb, b_);
     }
     if (path_ == Path::Gemm)
-      gemm<Eigen::RowMajor, Eigen::RowMajor>(product_.data(), b_.cols(), a_.data(), k_, b_.data(), b_.cols(), a_.rows(), k_, b_.cols());
-    else product_.noalias() = a_.lazyProduct(b_);
+      gemm<Eigen::RowMajor, Eigen::RowMajor>(product_.data(), b_.cols(), a_.data(), k_, b_.data(), b_.cols(),
+                                             a_.rows(), k_, b_.cols());
+    else
+      product_.noalias() = a_.lazyProduct(b_);
     const RowMajorMatrix& product = product_;
     RowMap out(c, n_, m_);
     if (overwrite_ && swapped_) out.noalias() = product.topLeftCorner(m_, n_).transpose();
@@ -189,18 +203,21 @@ class MatrixProduct::Impl {
   }
 
  private:
-  // C = op(A) op(B) written straight into C (see the comment on kTileRows): the columns that
-  // fill whole tiles in one GEMM, the rest through B's last columns padded to one tile.
+  // C = op(A) op(B) written straight into C (see the comment on kTileRows), in the column
+  // groups of split_columns().
   template <int AOrder, int BOrder>
   void gemm_direct(double* c, const double* a, std::int64_t lda, const double* b, std::int64_t ldb) {
-    const std::int64_t tail = unfit_columns(m_), whole = m_ - tail;
-    if (whole > 0) gemm<AOrder, BOrder>(c, m_, a, lda, b, ldb, n_, k_, whole);
+    const auto [first, packed] = split_columns(m_);
+    auto column = [&](std::int64_t j) { return BOrder == Eigen::RowMajor ? b + j : b + j * ldb; };  // of op(B)
+    if (first > 0) gemm<AOrder, BOrder>(c, m_, a, lda, b, ldb, n_, k_, first);
+    if (packed > first) gemm<AOrder, BOrder>(c + first, m_, a, lda, column(first), ldb, n_, k_, packed - first);
+    const std::int64_t tail = m_ - packed;
     if (tail == 0) return;
     for (std::int64_t p = 0; p < k_; ++p)  // op(B)'s last columns, into tail_b_'s first
       for (std::int64_t j = 0; j < tail; ++j)
-        tail_b_[p * kTileRows + j] = BOrder == Eigen::RowMajor ? b[p * ldb + whole + j] : b[(whole + j) * ldb + p];
-    gemm<AOrder, Eigen::RowMajor>(tail_.data(), kTileRows, a, lda, tail_b_.data(), kTileRows, n_, k_, kTileRows);
-    for (std::int64_t i = 0; i < n_; ++i) std::copy_n(tail_.data() + i * kTileRows, tail, c + i * m_ + whole);
+        tail_b_[p * kTail + j] = BOrder == Eigen::RowMajor ? b[p * ldb + packed + j] : b[(packed + j) * ldb + p];
+    gemm<AOrder, Eigen::RowMajor>(tail_.data(), kTail, a, lda, tail_b_.data(), kTail, n_, k_, kTail);
+    for (std::int64_t i = 0; i < n_; ++i) std::copy_n(tail_.data() + i * kTail, tail, c + i * m_ + packed);
   }
 
   // Each row of C is sum_p a(i,p) B[p,:], built along the row (which the compiler vectorises),
@@ -259,7 +276,8 @@ class MatrixProduct::Impl {
   bool overwrite_;
   bool swapped_ = false;  // computing Cᵀ (see the constructor)
   bool direct_ = false;   // GEMM writing C itself (see gemm_direct)
-  Storage tail_b_, tail_;  // gemm_direct: B's last columns, padded, and their product
+  static constexpr std::int64_t kTail = 2 * kPacket;  // gemm_direct's last columns, padded to two packets
+  Storage tail_b_, tail_;                            // and their product
   // Padded operands and product (the other GEMM products and the coefficient path, whose
   // results depend on the alignment of the product: Eigen aligns its own matrices).
   RowMajorMatrix a_, b_, product_;
