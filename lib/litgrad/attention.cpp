@@ -56,7 +56,6 @@ AttentionOutput scaled_dot_product_attention(const Tensor& query, const Tensor& 
     additive = attn_mask.dtype() == DType::Bool ? masked_fill(zeros(attn_mask.shape()), logical_not(attn_mask), -INFINITY)
                                                 : attn_mask;
   }
-  // scores = (query / sqrt(E)) keyᵀ, [..., L, S]; the transpose is read in place, not copied.
   // The scores are [..., L, S], the leading dimensions those of query and key broadcast.
   Shape scores_shape;
   try {
@@ -85,7 +84,7 @@ AttentionOutput scaled_dot_product_attention(const Tensor& query, const Tensor& 
   Tensor attention;
   if (detail::attention_weights_fusable(query, key, additive)) {
     attention = detail::attention_weights(query, key, additive);
-  } else {
+  } else {  // keyᵀ is read in place, not copied
     const Tensor scores = detail::matmul_transposed(query / std::sqrt(static_cast<double>(query.size(-1))), key);
     attention = softmax(additive.defined() ? scores + additive : scores, -1);
   }

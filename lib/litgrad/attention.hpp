@@ -32,6 +32,10 @@ struct AttentionOutput {
 /// generate_square_subsequent_mask(); it cannot be combined with \p attn_mask.
 /// \p dropout_p drops weights (see dropout()) with generator \p gen.
 ///
+/// The weights are computed as one fused operation, a `[L, S]` matrix at a time, whenever query
+/// and key have the same leading dimensions and the mask needs no gradient; it does the
+/// arithmetic of the formula above in the same order, and a test requires the same bits.
+///
 /// \code
 /// auto [out, w] = scaled_dot_product_attention(q, k, v);   // [B, L, E] x3 -> [B, L, E], [B, L, L]
 /// \endcode
