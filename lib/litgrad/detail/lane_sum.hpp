@@ -19,7 +19,7 @@ double lane_sum(std::int64_t n, F f) {
   std::int64_t j = 0;
   for (; j + kLanes <= n; j += kLanes)
     for (int l = 0; l < kLanes; ++l) lane[l] += f(j + l);
-  for (int l = 0; j < n; ++j, ++l) lane[l] += f(j);
+  for (int l = 0; l < kLanes && j < n; ++j, ++l) lane[l] += f(j);  // the last n mod 8 terms
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 

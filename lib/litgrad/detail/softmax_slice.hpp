@@ -26,7 +26,7 @@ inline double slice_max(const double* x, std::int64_t stride, std::int64_t n) {
       const double v = x[(j + l) * stride];
       lane[l] = v > lane[l] ? v : lane[l];
     }
-  for (int l = 0; j < n; ++j, ++l) {
+  for (int l = 0; l < kLanes && j < n; ++j, ++l) {  // the last n mod 8 elements
     const double v = x[j * stride];
     lane[l] = v > lane[l] ? v : lane[l];
   }
