@@ -27,13 +27,14 @@ using RowMap = Eigen::Map<RowMajorMatrix>;
 // results and the tiles at the edges go through other code that adds in another order, and
 // its coefficient-based product (which it uses itself for small sizes) peels elements off
 // according to memory alignment. So every element must go through the same code. Eigen's GEMM
-// gives C's columns to kernels three SIMD packets wide, then one two packets wide, then one a
-// packet wide for what is left; the first two add each sum in the same order, the third
-// differently. So when C's rows come in whole tiles, Eigen writes C directly, in calls whose
-// column counts leave nothing for the one-packet kernel (see split_columns), and the last
-// columns, fewer than a packet, go through a copy of B's last columns padded with zeros to two
-// packets (Eigen splits each sum into the same blocks in every call: their length depends on k
-// alone). Otherwise, and for the coefficient-based product, we hand Eigen
+// gives C's columns to its main kernel, mr columns (a tile) at a time, and what is left to
+// narrower kernels: with FMA a tile is three SIMD packets and the two-packet kernel after it
+// adds each sum in the same order; a one-packet kernel, and scalar code for fewer columns than
+// a packet, add differently. So when C's rows come in whole tiles, Eigen writes C directly, in
+// calls whose column counts leave nothing to those (see split_columns), and the last columns
+// go through a copy of B's last columns padded with zeros to a width that does (Eigen splits
+// each sum into the same blocks in every call: their length depends on k alone). Otherwise, and
+// for the coefficient-based product, we hand Eigen
 // zero-padded copies: whole tiles for GEMM, whole SIMD packets of rows for the coefficient-based
 // product; then we copy the product out. GEMM pays for its packing only when all three sizes
 // are large. Products with short sums (k <= 8, such as a Linear layer on two
@@ -47,16 +48,22 @@ constexpr Eigen::Index kTileRows = Eigen::internal::gebp_traits<double, double>:
 constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>::nr;
 constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
 Eigen::Index round_up(Eigen::Index n, Eigen::Index to) { return (n + to - 1) / to * to; }
-static_assert(kTileRows == 3 * kPacket, "GEMM's tiles are three packets wide (see above)");
+static_assert(kTileRows % kPacket == 0 && kTileRows <= 3 * kPacket, "GEMM's tiles are one to three packets wide");
+// Whether the two-packet kernel adds like the main one: when a tile is three packets (with FMA;
+// without, a tile is two packets and the next kernel is the one-packet one).
+constexpr bool kTwoPacketsFit = kTileRows == 3 * kPacket;
+// The width that the last columns, those no direct call may take, are padded to.
+constexpr Eigen::Index kTailWidth = kTwoPacketsFit ? 2 * kPacket : kTileRows;
 
-// C's m columns in three groups, none of which leaves the one-packet kernel any work: [0, first)
-// and [first, packed) in one call each, and [packed, m), fewer than a packet, padded to two.
-// When the whole packets leave one over three-packet tiles (128 = 5 x 24 + 8), the first call
+// C's m columns in three groups that leave the narrower kernels nothing that adds differently:
+// [0, first) and [first, direct) in one call each, and [direct, m) padded to kTailWidth. With
+// three-packet tiles, when the whole packets leave one over (128 = 5 x 24 + 8), the first call
 // takes all but 16 columns (112 = 4 x 24 + 16, ending in a two-packet tile), the second 16.
 struct ColumnSplit {
-  Eigen::Index first, packed;
+  Eigen::Index first, direct;
 };
 ColumnSplit split_columns(Eigen::Index m) {
+  if (!kTwoPacketsFit) return {m - m % kTileRows, m - m % kTileRows};
   const Eigen::Index packed = m - m % kPacket;
   const bool one_packet_left = packed % kTileRows == kPacket && packed > kTileRows;
   return {one_packet_left ? packed - 2 * kPacket : packed, packed};
@@ -131,9 +138,9 @@ class MatrixProduct::Impl {
     const bool gemm = path_ == Path::Gemm;
     direct_ = gemm && overwrite && n % kTileCols == 0;
     if (direct_) {
-      if (split_columns(m).packed == m) return;
-      tail_b_.assign(static_cast<std::size_t>(k * kTail), 0.0);  // zeros beyond B's last columns
-      tail_.resize(static_cast<std::size_t>(n * kTail));
+      if (split_columns(m).direct == m) return;
+      tail_b_.assign(static_cast<std::size_t>(k * kTailWidth), 0.0);  // zeros beyond B's last columns
+      tail_.resize(static_cast<std::size_t>(n * kTailWidth));
       return;
     }
     // The coefficient path vectorises along rows of its result: for a narrow C (few columns,
@@ -207,17 +214,17 @@ class MatrixProduct::Impl {
   // groups of split_columns().
   template <int AOrder, int BOrder>
   void gemm_direct(double* c, const double* a, std::int64_t lda, const double* b, std::int64_t ldb) {
-    const auto [first, packed] = split_columns(m_);
+    const auto [first, direct] = split_columns(m_);
     auto column = [&](std::int64_t j) { return BOrder == Eigen::RowMajor ? b + j : b + j * ldb; };  // of op(B)
     if (first > 0) gemm<AOrder, BOrder>(c, m_, a, lda, b, ldb, n_, k_, first);
-    if (packed > first) gemm<AOrder, BOrder>(c + first, m_, a, lda, column(first), ldb, n_, k_, packed - first);
-    const std::int64_t tail = m_ - packed;
+    if (direct > first) gemm<AOrder, BOrder>(c + first, m_, a, lda, column(first), ldb, n_, k_, direct - first);
+    const std::int64_t tail = m_ - direct;
     if (tail == 0) return;
     for (std::int64_t p = 0; p < k_; ++p)  // op(B)'s last columns, into tail_b_'s first
       for (std::int64_t j = 0; j < tail; ++j)
-        tail_b_[p * kTail + j] = BOrder == Eigen::RowMajor ? b[p * ldb + packed + j] : b[(packed + j) * ldb + p];
-    gemm<AOrder, Eigen::RowMajor>(tail_.data(), kTail, a, lda, tail_b_.data(), kTail, n_, k_, kTail);
-    for (std::int64_t i = 0; i < n_; ++i) std::copy_n(tail_.data() + i * kTail, tail, c + i * m_ + packed);
+        tail_b_[p * kTailWidth + j] = BOrder == Eigen::RowMajor ? b[p * ldb + direct + j] : b[(direct + j) * ldb + p];
+    gemm<AOrder, Eigen::RowMajor>(tail_.data(), kTailWidth, a, lda, tail_b_.data(), kTailWidth, n_, k_, kTailWidth);
+    for (std::int64_t i = 0; i < n_; ++i) std::copy_n(tail_.data() + i * kTailWidth, tail, c + i * m_ + direct);
   }
 
   // Each row of C is sum_p a(i,p) B[p,:], built along the row (which the compiler vectorises),
@@ -276,8 +283,7 @@ class MatrixProduct::Impl {
   bool overwrite_;
   bool swapped_ = false;  // computing Cᵀ (see the constructor)
   bool direct_ = false;   // GEMM writing C itself (see gemm_direct)
-  static constexpr std::int64_t kTail = 2 * kPacket;  // gemm_direct's last columns, padded to two packets
-  Storage tail_b_, tail_;                            // and their product
+  Storage tail_b_, tail_;  // gemm_direct: B's last columns padded to kTailWidth, and their product
   // Padded operands and product (the other GEMM products and the coefficient path, whose
   // results depend on the alignment of the product: Eigen aligns its own matrices).
   RowMajorMatrix a_, b_, product_;
