@@ -44,6 +44,18 @@ TEST_CASE("scaled_dot_product_attention's Bool mask means may attend, as torch's
                        "scaled_dot_product_attention: attn_mask of shape [3,4] does not broadcast to the scores' shape [4,4]", ShapeError);
 }
 
+TEST_CASE("attention over no keys gives zero outputs and zero query gradients, as a sum of no terms in torch") {
+  // Found by the fuzzer: the fused weights' backward multiplied empty matrices through null data.
+  Generator gen(8);
+  Tensor q = randn({2, 3, 4}, gen).requires_grad_(), k = zeros({2, 0, 4}).requires_grad_(), v = zeros({2, 0, 2}).requires_grad_();
+  const AttentionOutput a = scaled_dot_product_attention(q, k, v);
+  CHECK(a.weights.shape() == Shape{2, 3, 0});
+  CHECK(test::identical(a.output, zeros({2, 3, 2})));
+  sum(a.output).backward();
+  CHECK(test::identical(q.grad(), zeros({2, 3, 4})));
+  CHECK(k.grad().shape() == Shape{2, 0, 4});
+}
+
 TEST_CASE("the causal mask is 0 on and below the diagonal and -inf above") {
   const Tensor m = generate_square_subsequent_mask(3);
   CHECK(test::identical(m, tensor({{0, -INFINITY, -INFINITY}, {0, 0, -INFINITY}, {0, 0, 0}})));

@@ -156,6 +156,11 @@ class MatrixProduct::Impl {
 
   void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
            std::int64_t bc, bool tb) {
+    if (n_ == 0 || m_ == 0) return;  // no elements (and empty operands' data may be null)
+    if (k_ == 0) {                   // a sum of no products
+      if (overwrite_) std::fill_n(c, n_ * m_, 0.0);
+      return;
+    }
     if (path_ == Path::Loop) {
       // Each element is a dot product of k terms, added in four interleaved partial sums (by
       // p mod 4, then (s0 + s1) + (s2 + s3)): the same order for every element, and four
