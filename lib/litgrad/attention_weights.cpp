@@ -39,9 +39,10 @@ struct MaskLayout {
   }
 };
 
-// The gradients of query and key, given g, that of the weights w. With dS the softmax's gradient
-// (from w and g, a row at a time): d(scaled) = dS key, so dq = (dS key) / sqrt(E); and
-// dk = dSᵀ scaled. One [L, S] buffer for dS serves every matrix.
+// g, w: [..., L, S]; scaled (query / sqrt(E)): [..., L, E]; key: [..., S, E]; returns the
+// gradients of query and key, in their shapes. Forward: w = softmax(scaled keyᵀ + mask). With
+// dS the softmax's gradient (from w and g, a row at a time): d(scaled) = dS key, so
+// dq = (dS key) / sqrt(E); and dk = dSᵀ scaled. One [L, S] buffer for dS serves every matrix.
 std::vector<Tensor> gradients(const Tensor& g, const Tensor& w, const Tensor& scaled, const Tensor& key, bool need_q,
                               bool need_k) {
   const std::int64_t L = scaled.size(-2), E = scaled.size(-1), S = key.size(-2), count = numel(leading(w, 2));
@@ -73,6 +74,8 @@ bool attention_weights_fusable(const Tensor& query, const Tensor& key, const Ten
          (!mask.defined() || (mask.dtype() == DType::Float64 && !mask.requires_grad()));
 }
 
+// query: [..., L, E], key: [..., S, E], mask: broadcasts to [..., L, S]; result w: [..., L, S].
+// w = softmax(query / sqrt(E) keyᵀ + mask) by rows; its backward is gradients() above.
 Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& mask) {
   const std::int64_t L = query.size(-2), E = query.size(-1), S = key.size(-2);
   const Shape batch = leading(query, 2);
