@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "litgrad/detail/attention_weights.hpp"
+#include "litgrad/detail/broadcast.hpp"
 #include "litgrad/detail/matmul_transposed.hpp"
 #include "litgrad/dropout.hpp"
 #include "litgrad/elementwise.hpp"
@@ -59,8 +60,7 @@ AttentionOutput scaled_dot_product_attention(const Tensor& query, const Tensor& 
   // The scores are [..., L, S], the leading dimensions those of query and key broadcast.
   Shape scores_shape;
   try {
-    scores_shape = broadcast_shapes(op, Shape(query.shape().begin(), query.shape().end() - 2),
-                                    Shape(key.shape().begin(), key.shape().end() - 2));
+    scores_shape = broadcast_shapes(op, detail::leading_dims(query.shape(), 2), detail::leading_dims(key.shape(), 2));
   } catch (const ShapeError&) {
     throw ShapeError(std::string(op) + ": the leading dimensions of query " + to_string(query.shape()) + " and key " +
                      to_string(key.shape()) + " do not broadcast");

@@ -18,8 +18,6 @@ namespace litgrad::detail {
 
 namespace {
 
-Shape leading(const Tensor& t, std::int64_t keep) { return Shape(t.shape().begin(), t.shape().end() - keep); }
-
 // Where a mask that broadcasts to [batch..., L, S] keeps element (b, i, j): its matrix for
 // batch index b starts at matrix_size * offset(b) (offsets from for_each_broadcast over its
 // leading dimensions), and (i, j) is row_stride * i + col_stride * j into it; a stride is 0
@@ -30,7 +28,7 @@ struct MaskLayout {
   MaskLayout(const Tensor& mask, std::int64_t L, std::int64_t S) {
     if (!mask.defined()) return;
     const std::int64_t own = std::min<std::int64_t>(mask.dim(), 2);  // the mask's dimensions among [L, S]
-    batch = leading(mask, own);
+    batch = leading_dims(mask.shape(), own);
     const Shape matrix(mask.shape().end() - own, mask.shape().end());
     const std::vector<std::int64_t> strides = broadcast_strides(matrix, {L, S});
     row_stride = strides[0];
@@ -45,7 +43,7 @@ struct MaskLayout {
 // dq = (dS key) / sqrt(E); and dk = dSᵀ scaled. One [L, S] buffer for dS serves every matrix.
 std::vector<Tensor> gradients(const Tensor& g, const Tensor& w, const Tensor& scaled, const Tensor& key, bool need_q,
                               bool need_k) {
-  const std::int64_t L = scaled.size(-2), E = scaled.size(-1), S = key.size(-2), count = numel(leading(w, 2));
+  const std::int64_t L = scaled.size(-2), E = scaled.size(-1), S = key.size(-2), count = numel(leading_dims(w.shape(), 2));
   Tensor gq = need_q ? uninitialized_tensor(scaled.shape()) : Tensor();
   Tensor gk = need_k ? uninitialized_tensor(key.shape()) : Tensor();
   const double *wv = w.data(), *gv = g.data(), *kv = key.data(), *qs = scaled.data();
@@ -70,7 +68,7 @@ std::vector<Tensor> gradients(const Tensor& g, const Tensor& w, const Tensor& sc
 }  // namespace
 
 bool attention_weights_fusable(const Tensor& query, const Tensor& key, const Tensor& mask) {
-  return leading(query, 2) == leading(key, 2) &&
+  return leading_dims(query.shape(), 2) == leading_dims(key.shape(), 2) &&
          (!mask.defined() || (mask.dtype() == DType::Float64 && !mask.requires_grad()));
 }
 
@@ -78,7 +76,7 @@ bool attention_weights_fusable(const Tensor& query, const Tensor& key, const Ten
 // w = softmax(query / sqrt(E) keyᵀ + mask) by rows; its backward is gradients() above.
 Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& mask) {
   const std::int64_t L = query.size(-2), E = query.size(-1), S = key.size(-2);
-  const Shape batch = leading(query, 2);
+  const Shape batch = leading_dims(query.shape(), 2);
   const std::int64_t count = numel(batch);
   const double scale = std::sqrt(static_cast<double>(E));
 

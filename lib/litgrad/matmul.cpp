@@ -20,7 +20,7 @@ namespace {
 
 using detail::MatrixProduct;
 
-Shape batch_of(const Tensor& t) { return Shape(t.shape().begin(), t.shape().end() - 2); }
+Shape batch_of(const Tensor& t) { return detail::leading_dims(t.shape(), 2); }
 std::int64_t rows(const Tensor& t) { return t.shape()[t.dim() - 2]; }
 std::int64_t cols(const Tensor& t) { return t.shape()[t.dim() - 1]; }
 
@@ -34,7 +34,7 @@ void batched_gemm(const Shape& batch, Tensor& C, const Tensor& A, bool ta, const
   const Shape cb = batch_of(C), ab = batch_of(A), bb = batch_of(B);
   const std::int64_t n = rows(C), m = cols(C), k = ta ? rows(A) : cols(A), count = numel(batch);
   if (numel(C.shape()) == 0) return;  // no elements (and empty data may be null)
-  if (count == 0 || k == 0) {  // a sum of no products
+  if (count == 0) {  // a sum of no products (one of no terms, k = 0, is MatrixProduct's)
     std::fill(C.data(), C.data() + numel(C.shape()), 0.0);
     return;
   }

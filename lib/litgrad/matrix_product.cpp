@@ -206,12 +206,11 @@ class MatrixProduct::Impl {
                                              a_.rows(), k_, b_.cols());
     else
       product_.noalias() = a_.lazyProduct(b_);
-    const RowMajorMatrix& product = product_;
     RowMap out(c, n_, m_);
-    if (overwrite_ && swapped_) out.noalias() = product.topLeftCorner(m_, n_).transpose();
-    else if (overwrite_) out.noalias() = product.topLeftCorner(n_, m_);
-    else if (swapped_) out.noalias() += product.topLeftCorner(m_, n_).transpose();
-    else out.noalias() += product.topLeftCorner(n_, m_);
+    if (overwrite_ && swapped_) out.noalias() = product_.topLeftCorner(m_, n_).transpose();
+    else if (overwrite_) out.noalias() = product_.topLeftCorner(n_, m_);
+    else if (swapped_) out.noalias() += product_.topLeftCorner(m_, n_).transpose();
+    else out.noalias() += product_.topLeftCorner(n_, m_);
   }
 
  private:

@@ -29,14 +29,18 @@ void for_each_slice(const Shape& shape, std::int64_t dim, F f) {
 Tensor softmax(const Tensor& x, std::int64_t dim) {
   const std::int64_t d = wrap_dim("softmax", dim, x.dim());
   Tensor y = detail::uninitialized_tensor(x.shape());
+  const double* xv = x.data();
+  double* yv = y.data();
   for_each_slice(x.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
-    detail::softmax_slice(x.data() + first, y.data() + first, stride, n);
+    detail::softmax_slice(xv + first, yv + first, stride, n);
   });
   // dx_i = y_i (g_i - sum_j g_j y_j): the Jacobian diag(y) - y yᵀ applied to g, from y alone.
   return detail::record("softmax", y, {x}, [y, d](const Tensor& g) -> std::vector<Tensor> {
     Tensor gx = detail::uninitialized_tensor(y.shape());
+    const double *yv = y.data(), *gv = g.data();
+    double* gxv = gx.data();
     for_each_slice(y.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
-      detail::softmax_backward_slice(y.data() + first, g.data() + first, gx.data() + first, stride, n);
+      detail::softmax_backward_slice(yv + first, gv + first, gxv + first, stride, n);
     });
     return {gx};
   });

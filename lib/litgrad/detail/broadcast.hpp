@@ -10,6 +10,12 @@
 
 namespace litgrad::detail {
 
+/// All of `shape` but its last `trailing` dimensions: with trailing = 2, the batch dimensions of
+/// a stack of matrices.
+inline Shape leading_dims(const Shape& shape, std::int64_t trailing) {
+  return Shape(shape.begin(), shape.end() - trailing);
+}
+
 /// Row-major strides of `shape` read as broadcast to `out`: 0 along every dimension that
 /// `shape` lacks or has size 1 in, so the same element is reused across it.
 inline std::vector<std::int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
