@@ -4,6 +4,9 @@
 #include "litgrad/detail/matrix_product.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "litgrad/detail/storage.hpp"
@@ -69,6 +72,53 @@ ColumnSplit split_columns(Eigen::Index m) {
   return {one_packet_left ? packed - 2 * kPacket : packed, packed};
 }
 
+// When sums skip terms (see gemm_blocks), C's rows go in blocks of this many: a multiple of a
+// tile's rows (Eigen's nr), so every block takes the direct path.
+constexpr std::int64_t kBlockRows = 32;
+static_assert(kBlockRows % kTileCols == 0, "blocks of whole tiles");
+
+// Whether Eigen's GEMM adds each sum of an n x k times k x m product in one pass over its k
+// terms. Past a length set by the L1 cache it splits every sum into blocks (of a length that
+// depends on k alone) and adds up the blocks' sums.
+bool one_pass(Eigen::Index n, Eigen::Index k, Eigen::Index m) {
+  Eigen::Index kc = k, mc = m, nc = n;
+  Eigen::internal::computeProductBlockingSizes<double, double, 1>(kc, mc, nc, Eigen::Index{1});
+  return kc == k;
+}
+
+// Whether x[0, n) are all zero (+0 or -0), and whether they are all finite. Both test the bits
+// (a double is zero when all bits but the sign are; not finite when all exponent bits are set),
+// many at a time without a branch, which the compiler turns into SIMD instructions: the
+// zero-skipping of gemm_blocks scans whole attention weights with them.
+constexpr std::int64_t kLanes = 8, kChunk = 4 * kLanes;
+std::uint64_t bits(const double* x) {
+  std::uint64_t u;
+  std::memcpy(&u, x, sizeof u);
+  return u;
+}
+[[gnu::noinline]] bool chunk_zero(const double* x) {  // x[0, kChunk); inlined, it is no longer SIMD
+  std::uint64_t lane[kLanes];
+  for (std::int64_t l = 0; l < kLanes; ++l)
+    lane[l] = (bits(x + l) | bits(x + kLanes + l) | bits(x + 2 * kLanes + l) | bits(x + 3 * kLanes + l)) << 1;
+  std::uint64_t any = 0;
+  for (std::int64_t l = 0; l < kLanes; ++l) any |= lane[l];
+  return any == 0;
+}
+bool all_zero(const double* x, std::int64_t n) {
+  std::int64_t j = 0;
+  for (; j + kChunk <= n; j += kChunk)
+    if (!chunk_zero(x + j)) return false;
+  for (; j < n; ++j)
+    if (bits(x + j) << 1) return false;
+  return true;
+}
+bool all_finite(const double* x, std::int64_t n) {
+  constexpr std::uint64_t exponent = 0x7ff0000000000000;
+  std::uint64_t bad = 0;
+  for (std::int64_t j = 0; j < n; ++j) bad |= (bits(x + j) & exponent) == exponent;
+  return bad == 0;
+}
+
 // Eigen's GEMM packs blocks of its operands into two work buffers. Left to itself it allocates
 // them on every call, and at attention's sizes malloc hands them over as fresh pages from the
 // operating system, whose page faults cost more than a tenth of an attention step. These
@@ -128,7 +178,7 @@ class MatrixProduct::Impl {
   // Eigen computes a row-major product as the transposed column-major one, so there the
   // tiles are mr columns by nr rows: m is padded to whole mr, n to whole nr (GEMM), or m to
   // whole SIMD packets (the coefficient path, which runs along rows).
-  Impl(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite)
+  Impl(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms)
       : n_(n), k_(k), m_(m), path_(path_for(n, k, m)), overwrite_(overwrite) {
     if (path_ == Path::Loop) return;
     if (path_ == Path::Rows) {
@@ -138,9 +188,7 @@ class MatrixProduct::Impl {
     const bool gemm = path_ == Path::Gemm;
     direct_ = gemm && overwrite && n % kTileCols == 0;
     if (direct_) {
-      if (split_columns(m).direct == m) return;
-      tail_b_.assign(static_cast<std::size_t>(k * kTailWidth), 0.0);  // zeros beyond B's last columns
-      tail_.resize(static_cast<std::size_t>(n * kTailWidth));
+      skips_terms_ = skip_zero_terms && one_pass(n, k, m);
       return;
     }
     // The coefficient path vectorises along rows of its result: for a narrow C (few columns,
@@ -155,7 +203,8 @@ class MatrixProduct::Impl {
   }
 
   void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
-           std::int64_t bc, bool tb) {
+           std::int64_t bc, bool tb, std::int64_t* columns) {
+    if (columns && (!direct_ || k_ == 0 || m_ == 0)) std::fill_n(columns, n_, m_);  // only gemm_blocks leaves some out
     if (n_ == 0 || m_ == 0) return;  // no elements (and empty operands' data may be null)
     if (k_ == 0) {                   // a sum of no products
       if (overwrite_) std::fill_n(c, n_ * m_, 0.0);
@@ -189,10 +238,10 @@ class MatrixProduct::Impl {
     if (path_ == Path::Rows) return add_by_rows(c, a, ac, ta, b, bc, tb);
     if (direct_) {  // the transpose of a row-major matrix is the column-major one, same leading dimension
       constexpr int R = Eigen::RowMajor, C = Eigen::ColMajor;
-      if (ta && tb) return gemm_direct<C, C>(c, a, ac, b, bc);
-      if (ta) return gemm_direct<C, R>(c, a, ac, b, bc);
-      if (tb) return gemm_direct<R, C>(c, a, ac, b, bc);
-      return gemm_direct<R, R>(c, a, ac, b, bc);
+      if (ta && tb) return gemm_blocks<C, C>(c, a, ac, b, bc, columns);
+      if (ta) return gemm_blocks<C, R>(c, a, ac, b, bc, columns);
+      if (tb) return gemm_blocks<R, C>(c, a, ac, b, bc, columns);
+      return gemm_blocks<R, R>(c, a, ac, b, bc, columns);
     }
     if (swapped_) {  // op(B)ᵀ into a_, op(A)ᵀ into b_
       pack(b, br, bc, !tb, a_);
@@ -214,21 +263,105 @@ class MatrixProduct::Impl {
   }
 
  private:
-  // C = op(A) op(B) written straight into C (see the comment on kTileRows), in the column
-  // groups of split_columns().
+  // One product C = op(A) op(B), n x k times k x m, written straight into C (whose rows are
+  // ldc apart; see the comment on kTileRows), in the column groups of split_columns().
   template <int AOrder, int BOrder>
-  void gemm_direct(double* c, const double* a, std::int64_t lda, const double* b, std::int64_t ldb) {
-    const auto [first, direct] = split_columns(m_);
+  void gemm_direct(double* c, std::int64_t ldc, const double* a, std::int64_t lda, const double* b,
+                   std::int64_t ldb, std::int64_t n, std::int64_t k, std::int64_t m) {
+    const auto [first, direct] = split_columns(m);
     auto column = [&](std::int64_t j) { return BOrder == Eigen::RowMajor ? b + j : b + j * ldb; };  // of op(B)
-    if (first > 0) gemm<AOrder, BOrder>(c, m_, a, lda, b, ldb, n_, k_, first);
-    if (direct > first) gemm<AOrder, BOrder>(c + first, m_, a, lda, column(first), ldb, n_, k_, direct - first);
-    const std::int64_t tail = m_ - direct;
+    if (first > 0) gemm<AOrder, BOrder>(c, ldc, a, lda, b, ldb, n, k, first);
+    if (direct > first) gemm<AOrder, BOrder>(c + first, ldc, a, lda, column(first), ldb, n, k, direct - first);
+    const std::int64_t tail = m - direct;
     if (tail == 0) return;
-    for (std::int64_t p = 0; p < k_; ++p)  // op(B)'s last columns, into tail_b_'s first
-      for (std::int64_t j = 0; j < tail; ++j)
-        tail_b_[p * kTailWidth + j] = BOrder == Eigen::RowMajor ? b[p * ldb + direct + j] : b[(direct + j) * ldb + p];
-    gemm<AOrder, Eigen::RowMajor>(tail_.data(), kTailWidth, a, lda, tail_b_.data(), kTailWidth, n_, k_, kTailWidth);
-    for (std::int64_t i = 0; i < n_; ++i) std::copy_n(tail_.data() + i * kTailWidth, tail, c + i * m_ + direct);
+    tail_b_.resize(static_cast<std::size_t>(k_ * kTailWidth));
+    tail_.resize(static_cast<std::size_t>(n_ * kTailWidth));
+    for (std::int64_t p = 0; p < k; ++p)  // op(B)'s last columns, then zeros, into tail_b_
+      for (std::int64_t j = 0; j < kTailWidth; ++j)
+        tail_b_[p * kTailWidth + j] =
+            j >= tail ? 0.0 : BOrder == Eigen::RowMajor ? b[p * ldb + direct + j] : b[(direct + j) * ldb + p];
+    gemm<AOrder, Eigen::RowMajor>(tail_.data(), kTailWidth, a, lda, tail_b_.data(), kTailWidth, n, k, kTailWidth);
+    for (std::int64_t i = 0; i < n; ++i) std::copy_n(tail_.data() + i * kTailWidth, tail, c + i * ldc + direct);
+  }
+
+  // The direct product in blocks of kBlockRows rows of C, each block leaving out work that
+  // cannot change a bit of what it keeps. Attention's weights under a causal mask are zero past
+  // the diagonal, so about half of the terms of weights @ V, and of the products in its
+  // gradient, are zero; this is where the saving comes from.
+  //  - Zero terms. A block sums only over the terms p in [lo, hi) outside which op(A)'s rows in
+  //    the block are all zero. Leaving a zero term out of a sum cannot change a bit of it when
+  //    op(B) is finite (0 x inf would be NaN) and each sum is added in one pass (one_pass()):
+  //    Eigen's kernels start every sum at +0 and add term after term, and adding a product
+  //    0 x b (which is +0 or -0) to a sum leaves it as it was, +0 included (-0 + +0 is +0).
+  //  - Columns (only when the caller passes `columns`). Row i needs only its first columns[i]
+  //    columns: a block computes the most any of its rows needs, and columns[i] says how many
+  //    row i got. Every element is computed as in the whole product (the position invariance
+  //    above); the caller vouches that the rest are not needed.
+  // Consecutive blocks that keep the same work go to Eigen as one call.
+  template <int AOrder, int BOrder>
+  void gemm_blocks(double* c, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
+                   std::int64_t* columns) {
+    if (!skips_terms_ && !columns) return gemm_direct<AOrder, BOrder>(c, m_, a, lda, b, ldb, n_, k_, m_);
+    // op(A)'s element (i, p), and the start of op(B)'s row p.
+    auto a_at = [&](std::int64_t i, std::int64_t p) { return AOrder == Eigen::RowMajor ? a + i * lda + p : a + p * lda + i; };
+    auto b_row = [&](std::int64_t p) { return BOrder == Eigen::RowMajor ? b + p * ldb : b + p; };
+    blocks_.clear();
+    bool skips = false;
+    for (std::int64_t r0 = 0; r0 < n_; r0 += kBlockRows) {
+      const std::int64_t r1 = std::min(n_, r0 + kBlockRows);
+      Block block{r0, 0, k_, m_};
+      if (skips_terms_) {
+        std::tie(block.lo, block.hi) = nonzero_terms<AOrder>(a, lda, r0, r1);
+        skips = skips || block.lo > 0 || block.hi < k_;
+      }
+      if (columns) {  // none, or at least kTailWidth: fewer would go to a kernel that adds differently
+        const std::int64_t most = *std::max_element(columns + r0, columns + r1);
+        block.cols = most <= 0 ? 0 : std::min(m_, std::max<std::int64_t>(most, kTailWidth));
+      }
+      blocks_.push_back(block);
+    }
+    if (skips && !all_finite(b, k_ * m_))  // op(B): B is contiguous, m x k or k x m
+      for (Block& block : blocks_) block.lo = 0, block.hi = k_;
+    blocks_.push_back({n_, 0, 0, 0});  // the end
+    for (std::size_t first = 0, next = 1; next < blocks_.size(); ++next) {
+      const Block& f = blocks_[first];
+      const Block& g = blocks_[next];
+      if (next + 1 < blocks_.size() && g.lo == f.lo && g.hi == f.hi && g.cols == f.cols) continue;
+      const std::int64_t rows = g.row - f.row;
+      if (columns) std::fill_n(columns + f.row, rows, f.cols);
+      if (f.cols > 0 && f.hi <= f.lo)  // op(A)'s rows all zero: sums of no terms, +0
+        for (std::int64_t i = f.row; i < g.row; ++i) std::fill_n(c + i * m_, f.cols, 0.0);
+      else if (f.cols > 0)
+        gemm_direct<AOrder, BOrder>(c + f.row * m_, m_, a_at(f.row, f.lo), lda, b_row(f.lo), ldb, rows, f.hi - f.lo,
+                                    f.cols);
+      first = next;
+    }
+  }
+
+  // [lo, hi): terms p outside which op(A)'s rows [r0, r1) are all zero (lo >= hi when they are
+  // zero throughout). It looks from either end and stops at the first nonzero, so a dense
+  // block costs a few reads; along rows it moves in whole chunks of kChunk terms.
+  template <int AOrder>
+  std::pair<std::int64_t, std::int64_t> nonzero_terms(const double* a, std::int64_t lda, std::int64_t r0,
+                                                      std::int64_t r1) const {
+    std::int64_t lo = k_, hi = 0;
+    if (AOrder == Eigen::RowMajor) {  // op(A)'s row i is a's row i
+      for (std::int64_t i = r0; i < r1; ++i) {
+        const double* row = a + i * lda;
+        std::int64_t p = 0, q = k_;
+        while (p + kChunk <= lo && chunk_zero(row + p)) p += kChunk;  // whole chunks of zeros, up to lo
+        while (q - kChunk >= hi && chunk_zero(row + q - kChunk)) q -= kChunk;  // and from the end, down to hi
+        lo = p;
+        hi = q;
+      }
+    } else {  // op(A)'s rows r0..r1 are a's columns: scan a's rows, segment [r0, r1) of each
+      auto zero = [&](std::int64_t p) { return all_zero(a + p * lda + r0, r1 - r0); };
+      lo = 0;
+      while (lo < k_ && zero(lo)) ++lo;
+      hi = k_;
+      while (hi > lo && zero(hi - 1)) --hi;
+    }
+    return {lo, hi};
   }
 
   // Each row of C is sum_p a(i,p) B[p,:], built along the row (which the compiler vectorises),
@@ -287,6 +420,12 @@ class MatrixProduct::Impl {
   bool overwrite_;
   bool swapped_ = false;  // computing Cᵀ (see the constructor)
   bool direct_ = false;   // GEMM writing C itself (see gemm_direct)
+  bool skips_terms_ = false;  // gemm_blocks may leave zero terms out of sums
+  // gemm_blocks: C's rows from `row` on, summing terms [lo, hi), in their first `cols` columns.
+  struct Block {
+    std::int64_t row, lo, hi, cols;
+  };
+  std::vector<Block> blocks_;
   Storage tail_b_, tail_;  // gemm_direct: B's last columns padded to kTailWidth, and their product
   // Padded operands and product (the other GEMM products and the coefficient path, whose
   // results depend on the alignment of the product: Eigen aligns its own matrices).
@@ -294,14 +433,14 @@ class MatrixProduct::Impl {
   std::vector<double> row_, transposed_;  // the rows path: one row of C, and B transposed
 };
 
-MatrixProduct::MatrixProduct(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite)
-    : impl_(std::make_unique<Impl>(n, k, m, overwrite)) {}
+MatrixProduct::MatrixProduct(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms)
+    : impl_(std::make_unique<Impl>(n, k, m, overwrite, skip_zero_terms)) {}
 
 MatrixProduct::~MatrixProduct() = default;
 
 void MatrixProduct::add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b,
-                        std::int64_t br, std::int64_t bc, bool tb) {
-  impl_->add(c, a, ar, ac, ta, b, br, bc, tb);
+                        std::int64_t br, std::int64_t bc, bool tb, std::int64_t* columns) {
+  impl_->add(c, a, ar, ac, ta, b, br, bc, tb, columns);
 }
 
 }  // namespace litgrad::detail
