@@ -42,15 +42,19 @@ Tensor composed(const Tensor& q, const Tensor& k, const Tensor& mask) {
 TEST_CASE("fused attention weights equal the composition of ops bit for bit, with their gradients") {
   // Sizes cover every path of the matrix product (a plain loop, rows, Eigen's coefficient
   // product and its GEMM), batches of zero to two dimensions, and masks broadcast along every
-  // dimension, with -inf entries and whole rows of -inf (NaN weights).
+  // dimension, with -inf entries and whole rows of -inf (NaN weights). Causal masks over
+  // several of the product's 32-row blocks let the fused op leave out the scores they hide,
+  // except where a huge, infinite or NaN query could make a hidden score NaN.
   Generator gen(20261129);
-  const std::vector<std::int64_t> lengths = {1, 2, 3, 7, 16, 33}, widths = {1, 2, 5, 8, 16, 24};
+  const std::vector<std::int64_t> lengths = {1, 2, 3, 7, 16, 33, 64, 100}, widths = {1, 2, 5, 8, 16, 24};
   int checked = 0, with_nan = 0;
-  for (int trial = 0; trial < 200; ++trial) {
-    auto pick = [&](const std::vector<std::int64_t>& from) {
-      return from[static_cast<std::size_t>(gen.randint(0, static_cast<std::int64_t>(from.size())))];
+  for (int trial = 0; trial < 280; ++trial) {
+    auto pick = [&](const std::vector<std::int64_t>& from, std::int64_t first = 0) {
+      return from[static_cast<std::size_t>(gen.randint(first, static_cast<std::int64_t>(from.size())))];
     };
-    const std::int64_t L = pick(lengths), S = pick(lengths), E = pick(widths), mask_kind = trial % 5;
+    const std::int64_t mask_kind = trial % 7;
+    const std::int64_t L = pick(lengths, mask_kind >= 5 ? 4 : 0), S = pick(lengths, mask_kind >= 5 ? 4 : 0),
+                       E = pick(widths);
     Shape batch;
     for (int d = 0, dims = trial % 3; d < dims; ++d) batch.push_back(1 + trial % (d + 3));
     auto with_batch = [&](Shape tail) {
@@ -59,7 +63,9 @@ TEST_CASE("fused attention weights equal the composition of ops bit for bit, wit
       return s;
     };
     Tensor q = randn(with_batch({L, E}), gen).requires_grad_(), k = randn(with_batch({S, E}), gen).requires_grad_();
-    Tensor mask;  // kinds: none, [L,S], [...,1,S], [S], [...,L,S] with a fully masked row
+    // Mask kinds: none, [L,S], [...,1,S], [S], [...,L,S] with a fully masked row, causal [L,S],
+    // causal with a query of 1e200, inf or NaN.
+    Tensor mask;
     if (mask_kind == 1) mask = masked_fill(randn({L, S}, gen), lt(rand({L, S}, gen), scalar_tensor(0.3)), -INFINITY);
     if (mask_kind == 2) mask = randn(with_batch({1, S}), gen);
     if (mask_kind == 3) mask = randn({S}, gen);
@@ -67,6 +73,8 @@ TEST_CASE("fused attention weights equal the composition of ops bit for bit, wit
       mask = randn(with_batch({L, S}), gen);
       for (std::int64_t j = 0; j < S; ++j) mask.data()[j] = -INFINITY;  // row 0 of the first matrix
     }
+    if (mask_kind >= 5) mask = masked_fill(zeros({L, S}), gt(reshape(arange(S), {1, S}), reshape(arange(L), {L, 1})), -INFINITY);
+    if (mask_kind == 6 && q.numel() > 0) q.data()[gen.randint(0, q.numel())] = trial % 3 == 0 ? 1e200 : trial % 3 == 1 ? INFINITY : NAN;
     const Tensor r = randn(with_batch({L, S}), gen);  // the loss sum(w * r) gives every weight a gradient
 
     CAPTURE(trial);
@@ -88,8 +96,8 @@ TEST_CASE("fused attention weights equal the composition of ops bit for bit, wit
     ++checked;
     with_nan += std::isnan(sum(fused).item()) ? 1 : 0;
   }
-  CHECK(checked == 200);
-  CHECK(with_nan >= 20);  // the NaN rows were exercised (mask kind 4, a fifth of the trials, when L*S > 0)
+  CHECK(checked == 280);
+  CHECK(with_nan >= 40);  // NaN rows were exercised (mask kind 4 when L*S > 0, and NaN or inf queries)
 }
 
 TEST_CASE("scaled_dot_product_attention takes the fused path only where it applies") {

@@ -237,6 +237,9 @@ TEST_CASE("softmax does not overflow on large scores and lets a NaN through") {
   CHECK(test::identical(w, tensor({0.5, 0.5})));
   const Tensor n = softmax(tensor({1, NAN, 2}), 0);
   for (std::int64_t j = 0; j < 3; ++j) CHECK(std::isnan(n.at({j})));
+  // Also when -inf follows (softmax leaves trailing -inf out of its sum only beside a number).
+  const Tensor t = softmax(tensor({NAN, -INFINITY, -INFINITY}), 0);
+  for (std::int64_t j = 0; j < 3; ++j) CHECK(std::isnan(t.at({j})));
 }
 
 TEST_CASE("log_softmax is log(softmax) where that is representable, and stays finite where softmax underflows") {

@@ -4,10 +4,12 @@
 #include "litgrad/detail/attention_weights.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <vector>
 
 #include "litgrad/detail/broadcast.hpp"
+#include "litgrad/detail/lane_sum.hpp"
 #include "litgrad/detail/matrix_product.hpp"
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/softmax_slice.hpp"
@@ -36,6 +38,43 @@ struct MaskLayout {
     matrix_size = numel(matrix);
   }
 };
+
+// The largest magnitude among x[0, n), or inf when one of them is NaN or inf; in kLanes lanes,
+// without a branch, which the compiler runs as SIMD.
+double largest_magnitude(const double* x, std::int64_t n) {
+  double lane[kLanes] = {};
+  std::int64_t j = 0;
+  auto take = [&](int l, double v) {
+    const double a = std::fabs(v);
+    lane[l] = a <= lane[l] ? lane[l] : a <= DBL_MAX ? a : INFINITY;  // NaN fails both tests
+  };
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l) take(l, x[j + l]);
+  for (int l = 0; j < n; ++j, ++l) take(l, x[j]);
+  return *std::max_element(lane, lane + kLanes);
+}
+
+// Whether every score scaled · key (any row of scaled [..., L, E] with any row of key
+// [..., S, E]) is finite, and so is every partial sum on the way: when both hold only finite
+// numbers whose largest magnitudes, times E, multiply to less than DBL_MAX.
+bool scores_finite(const Tensor& scaled, const Tensor& key) {
+  return largest_magnitude(scaled.data(), scaled.numel()) * largest_magnitude(key.data(), key.numel()) *
+             static_cast<double>(scaled.size(-1)) < 1e300;  // false when either is inf
+}
+
+// For each row i of one [L, S] mask matrix (mask_matrix, laid out as `m` says): one past its
+// last element that is not -inf, 0 when all are. Scores past it are -inf whatever the product.
+std::vector<std::int64_t> columns_before_masked_tail(const double* mask_matrix, const MaskLayout& m, std::int64_t L,
+                                                     std::int64_t S) {
+  std::vector<std::int64_t> needed(static_cast<std::size_t>(L));
+  for (std::int64_t i = 0; i < L; ++i) {
+    const double* mrow = mask_matrix + i * m.row_stride;
+    std::int64_t j = S;
+    while (j > 0 && mrow[(j - 1) * m.col_stride] == -INFINITY) --j;
+    needed[static_cast<std::size_t>(i)] = j;
+  }
+  return needed;
+}
 
 // g, w: [..., L, S]; scaled (query / sqrt(E)): [..., L, E]; key: [..., S, E]; returns the
 // gradients of query and key, in their shapes. Forward: w = softmax(scaled keyᵀ + mask). With
@@ -92,17 +131,32 @@ Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& m
   Tensor w = uninitialized_tensor(out);
   if (count > 0) {
     // For each matrix b: its scores as matmul computes them, then + mask, then softmax by rows.
+    // Where the mask is -inf from some column to the end of a row (a causal mask), the score
+    // there is -inf whatever the product, provided the product is finite (scores_finite): those
+    // products are left out (MatrixProduct's `columns`) and the scores set to -inf directly.
     MatrixProduct scores(L, E, S, /*overwrite=*/true);
     const MaskLayout m(mask, L, S);
     const double* mask_data = mask.defined() ? mask.data() : nullptr;
+    const bool skip = mask_data && scores_finite(scaled, key);
+    std::vector<std::int64_t> needed, columns(static_cast<std::size_t>(L), S);
+    std::int64_t needed_for = -1;  // the mask matrix that `needed` was found for
     for_each_broadcast<1>(batch, {&m.batch}, [&](std::int64_t b, const auto& o) {
       double* wb = w.data() + b * L * S;
-      scores.add(wb, scaled.data() + b * L * E, L, E, false, key.data() + b * S * E, S, E, true);
+      const double* mb = mask_data ? mask_data + o[0] * m.matrix_size : nullptr;
+      if (skip && needed_for != o[0]) {
+        needed = columns_before_masked_tail(mb, m, L, S);
+        needed_for = o[0];
+      }
+      if (skip) columns = needed;
+      scores.add(wb, scaled.data() + b * L * E, L, E, false, key.data() + b * S * E, S, E, true,
+                 skip ? columns.data() : nullptr);
       for (std::int64_t i = 0; i < L; ++i) {
         double* row = wb + i * S;
-        if (mask_data) {
-          const double* mrow = mask_data + o[0] * m.matrix_size + i * m.row_stride;
-          for (std::int64_t j = 0; j < S; ++j) row[j] = row[j] + mrow[j * m.col_stride];
+        const std::int64_t computed = columns[static_cast<std::size_t>(i)];
+        if (mb) {
+          const double* mrow = mb + i * m.row_stride;
+          for (std::int64_t j = 0; j < computed; ++j) row[j] = row[j] + mrow[j * m.col_stride];
+          std::fill(row + computed, row + S, -INFINITY);
         }
         softmax_slice(row, row, 1, S);
       }

@@ -18,7 +18,9 @@ namespace litgrad::detail {
 /// computes one `[L, S]` matrix at a time, start to finish, while it is in cache, and keeps
 /// only the weights. It does the same arithmetic in the same order as the composition, so the
 /// two agree bit for bit (tests/test_attention_weights.cpp checks it; only a zero's sign may
-/// differ in a gradient).
+/// differ in a gradient). Where the mask is -inf from some column to the end of a row (causal),
+/// the scores there are set to -inf without computing them, when the scores are sure to be
+/// finite numbers (which a NaN, an inf or a huge value in query or key would prevent).
 Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& mask);
 
 /// Whether attention_weights() takes these operands: equal leading dimensions of query and

@@ -37,10 +37,19 @@ inline double slice_max(const double* x, std::int64_t stride, std::int64_t n) {
 
 /// y_j = exp(x_j - m) / sum_i exp(x_i - m) over n elements at stride `stride`; y may be x.
 /// A slice that is all -inf gives NaN (its m is -inf, and -inf - -inf is NaN).
+///
+/// -inf elements at the end of the slice (a causal mask leaves half of attention's scores so)
+/// get their exact 0 without an exponential, when m is above -inf: exp(-inf - m) is 0, and
+/// adding 0 to a lane's sum, which starts at +0, leaves it as it was.
 inline void softmax_slice(const double* x, double* y, std::int64_t stride, std::int64_t n) {
+  constexpr double minus_inf = -std::numeric_limits<double>::infinity();
   const double m = slice_max(x, stride, n);
-  const double s = lane_sum(n, [&](std::int64_t j) { return y[j * stride] = vector_exp(x[j * stride] - m); });
-  for (std::int64_t j = 0; j < n; ++j) y[j * stride] /= s;
+  std::int64_t used = n;  // stops at an element above -inf, which m > -inf says there is
+  if (m > minus_inf)
+    while (x[(used - 1) * stride] == minus_inf) --used;
+  const double s = lane_sum(used, [&](std::int64_t j) { return y[j * stride] = vector_exp(x[j * stride] - m); });
+  for (std::int64_t j = 0; j < used; ++j) y[j * stride] /= s;
+  for (std::int64_t j = used; j < n; ++j) y[j * stride] = 0.0;
 }
 
 /// dx_j = y_j (g_j - sum_i g_i y_i): the Jacobian diag(y) - y yᵀ applied to g, from the output
