@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "litgrad/detail/matmul_transposed.hpp"
 #include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
 #include "litgrad/matmul.hpp"
@@ -34,7 +35,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   if (bias.defined() && bias.shape() != Shape{weight.size(0)})
     throw ShapeError("linear: bias of shape " + to_string(bias.shape()) + " for weight of shape " +
                      to_string(weight.shape()) + " (expected [" + std::to_string(weight.size(0)) + "])");
-  const Tensor y = matmul(x, transpose(weight, 0, 1));
+  // x weightᵀ, reading weight in place (no transposed copy, forward or backward).
+  const Tensor y = x.dim() >= 2 ? detail::matmul_transposed(x, weight) : matmul(x, transpose(weight, 0, 1));
   return bias.defined() ? y + bias : y;
 }
 
