@@ -170,7 +170,7 @@ class MatrixProduct::Impl {
     if (n * k * m <= 512) return Path::Loop;                 // tiny
     if (k >= 8 && n >= 16 && m >= 16) return Path::Gemm;     // large
     if (k <= 8) return Path::Rows;                           // short sums: a row of C at a time
-    if (n * m <= 64) return m >= 8 ? Path::Rows : Path::Loop;  // few outputs, each a long sum
+    if (n * m <= 64) return std::max(n, m) >= 8 ? Path::Rows : Path::Loop;  // few outputs, each a long sum
     return Path::Coefficients;
   }
 
@@ -182,7 +182,8 @@ class MatrixProduct::Impl {
       : n_(n), k_(k), m_(m), path_(path_for(n, k, m)), overwrite_(overwrite) {
     if (path_ == Path::Loop) return;
     if (path_ == Path::Rows) {
-      row_.resize(static_cast<std::size_t>(m));
+      swapped_ = m < 8 && n > m;  // rows of Cᵀ are longer, so run along them (see add_by_rows)
+      row_.resize(static_cast<std::size_t>(std::max(n, m)));
       return;
     }
     const bool gemm = path_ == Path::Gemm;
@@ -365,34 +366,46 @@ class MatrixProduct::Impl {
   }
 
   // Each row of C is sum_p a(i,p) B[p,:], built along the row (which the compiler vectorises),
-  // p in order, the same for every element: for short sums, and for a few wide rows of long ones. Common narrow widths get
-  // their own copy of the loop with the width fixed, which the compiler unrolls completely.
+  // p in order, the same for every element: for short sums, and for a few wide rows of long
+  // ones. For a narrow C (swapped_) the rows of Cᵀ = op(B)ᵀ op(A)ᵀ are built instead and
+  // written as C's columns: each element is the same sum of the same products, in the same
+  // order. Common narrow widths get their own copy of the loop with the width fixed, which the
+  // compiler unrolls completely.
   void add_by_rows(double* c, const double* a, std::int64_t ac, bool ta, const double* b, std::int64_t bc, bool tb) {
-    if (tb) {  // B's rows contiguous first
-      transposed_.resize(static_cast<std::size_t>(k_ * m_));
-      for (std::int64_t p = 0; p < k_; ++p)
-        for (std::int64_t j = 0; j < m_; ++j) transposed_[p * m_ + j] = b[j * bc + p];
-      b = transposed_.data();
-      bc = m_;
+    std::int64_t n = n_, m = m_;
+    if (swapped_) {  // A := op(B)ᵀ and B := op(A)ᵀ, the same arrays read the other way
+      std::swap(a, b);
+      std::swap(ac, bc);
+      std::swap(n, m);
+      const bool t = ta;
+      ta = !tb;
+      tb = !t;
     }
-    switch (m_) {
-      case 1: return rows<1>(c, a, ac, ta, b, bc);
-      case 2: return rows<2>(c, a, ac, ta, b, bc);
-      case 4: return rows<4>(c, a, ac, ta, b, bc);
-      case 8: return rows<8>(c, a, ac, ta, b, bc);
-      case 16: return rows<16>(c, a, ac, ta, b, bc);
-      default: return rows<0>(c, a, ac, ta, b, bc);
+    if (tb) {  // B's rows contiguous first
+      transposed_.resize(static_cast<std::size_t>(k_ * m));
+      for (std::int64_t p = 0; p < k_; ++p)
+        for (std::int64_t j = 0; j < m; ++j) transposed_[p * m + j] = b[j * bc + p];
+      b = transposed_.data();
+      bc = m;
+    }
+    switch (m) {
+      case 1: return rows<1>(c, a, ac, ta, b, bc, n, m);
+      case 2: return rows<2>(c, a, ac, ta, b, bc, n, m);
+      case 4: return rows<4>(c, a, ac, ta, b, bc, n, m);
+      case 8: return rows<8>(c, a, ac, ta, b, bc, n, m);
+      case 16: return rows<16>(c, a, ac, ta, b, bc, n, m);
+      default: return rows<0>(c, a, ac, ta, b, bc, n, m);
     }
   }
 
-  // Width W (0: m_, known only at run time).
+  // n rows of width W (0: m, known only at run time), into C's rows, or its columns when swapped_.
   template <int W>
-  void rows(double* c, const double* a, std::int64_t ac, bool ta, const double* b, std::int64_t bc) {
-    const std::int64_t m = W ? W : m_;
+  void rows(double* c, const double* a, std::int64_t ac, bool ta, const double* b, std::int64_t bc, std::int64_t n,
+            std::int64_t width) {
+    const std::int64_t m = W ? W : width;
     double fixed[W ? W : 1];
     double* row = W ? fixed : row_.data();
-    for (std::int64_t i = 0; i < n_; ++i) {
-      double* ci = c + i * m;
+    for (std::int64_t i = 0; i < n; ++i) {
       const double x0 = ta ? a[i] : a[i * ac];
       for (std::int64_t j = 0; j < m; ++j) row[j] = x0 * b[j];
       for (std::int64_t p = 1; p < k_; ++p) {
@@ -400,10 +413,13 @@ class MatrixProduct::Impl {
         const double* bp = b + p * bc;
         for (std::int64_t j = 0; j < m; ++j) row[j] += x * bp[j];
       }
+      // Row i of the product is C's row i, or C's column i (element (j, i) of C, n_ x m_).
+      double* out = swapped_ ? c + i : c + i * m;
+      const std::int64_t step = swapped_ ? m_ : 1;
       if (overwrite_)
-        for (std::int64_t j = 0; j < m; ++j) ci[j] = row[j];
+        for (std::int64_t j = 0; j < m; ++j) out[j * step] = row[j];
       else
-        for (std::int64_t j = 0; j < m; ++j) ci[j] += row[j];
+        for (std::int64_t j = 0; j < m; ++j) out[j * step] += row[j];
     }
   }
 
@@ -418,7 +434,7 @@ class MatrixProduct::Impl {
   std::int64_t n_, k_, m_;
   Path path_;
   bool overwrite_;
-  bool swapped_ = false;  // computing Cᵀ (see the constructor)
+  bool swapped_ = false;  // computing Cᵀ (the rows and coefficient paths, for a narrow C)
   bool direct_ = false;   // GEMM writing C itself (see gemm_direct)
   bool skips_terms_ = false;  // gemm_blocks may leave zero terms out of sums
   // gemm_blocks: C's rows from `row` on, summing terms [lo, hi), in their first `cols` columns.
