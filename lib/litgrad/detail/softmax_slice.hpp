@@ -6,6 +6,7 @@
 // vector_exp, and the max and the sums in eight interleaved lanes (lane_sum.hpp). The order of
 // the additions depends only on the slice's length, so equal slices give equal results anywhere.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -45,9 +46,14 @@ inline void softmax_slice(const double* x, double* y, std::int64_t stride, std::
   constexpr double minus_inf = -std::numeric_limits<double>::infinity();
   const double m = slice_max(x, stride, n);
   std::int64_t used = n;  // stops at an element above -inf, which m > -inf says there is
-  if (m > minus_inf)
+  if (m > minus_inf) {
     while (x[(used - 1) * stride] == minus_inf) --used;
-  const double s = lane_sum(used, [&](std::int64_t j) { return y[j * stride] = vector_exp(x[j * stride] - m); });
+    used = std::min(n, (used + kLanes - 1) / kLanes * kLanes);  // whole lanes: fewer scalar exponentials
+  }
+  // Contiguous slices (every softmax over the last dimension) get a loop of their own, which
+  // the compiler vectorises with plain loads rather than gathers.
+  const double s = stride == 1 ? lane_sum(used, [&](std::int64_t j) { return y[j] = vector_exp(x[j] - m); })
+                               : lane_sum(used, [&](std::int64_t j) { return y[j * stride] = vector_exp(x[j * stride] - m); });
   for (std::int64_t j = 0; j < used; ++j) y[j * stride] /= s;
   for (std::int64_t j = used; j < n; ++j) y[j * stride] = 0.0;
 }
