@@ -68,17 +68,24 @@ Tensor permute(const Tensor& x, const std::vector<std::int64_t>& dims) {
   for (std::int64_t i = n - 1; i > 0; --i) in_stride[i - 1] = in_stride[i] * x.shape()[i];
   for (std::int64_t i = 0; i < n; ++i) stride[i] = in_stride[p[i]];
   Tensor y = detail::uninitialized_tensor(out);
-  // When the last dimension stays last, whole rows move together: copy them as blocks.
+  // When the last dimension stays last, whole rows move together: copy them as blocks. The
+  // innermost of the other dimensions is a plain loop (`line` blocks `step` apart in x), and an
+  // odometer walks the rest.
   const std::int64_t block = n > 0 && p[n - 1] == n - 1 ? out[n - 1] : 1;
   const std::int64_t outer_dims = block > 1 ? n - 1 : n;
+  const std::int64_t line = outer_dims > 0 ? out[outer_dims - 1] : 1, step = outer_dims > 0 ? stride[outer_dims - 1] : 0;
   std::vector<std::int64_t> index(n, 0);
   std::int64_t offset = 0;
   const double* from = x.data();
   double* to = y.data();
   const std::int64_t total = y.numel();
-  for (std::int64_t i = 0; i < total; i += block) {
-    for (std::int64_t j = 0; j < block; ++j) to[i + j] = from[offset + j];  // short rows: no memmove call
-    for (std::int64_t d = outer_dims - 1; d >= 0; --d) {
+  for (std::int64_t i = 0; i < total; i += block * line) {
+    for (std::int64_t r = 0; r < line; ++r) {
+      const double* src = from + offset + r * step;
+      double* dst = to + i + r * block;
+      for (std::int64_t j = 0; j < block; ++j) dst[j] = src[j];  // short rows: no memmove call
+    }
+    for (std::int64_t d = outer_dims - 2; d >= 0; --d) {
       offset += stride[d];
       if (++index[d] < out[d]) break;
       offset -= stride[d] * out[d];
