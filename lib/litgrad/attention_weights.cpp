@@ -152,13 +152,15 @@ Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& m
                  skip ? columns.data() : nullptr);
       for (std::int64_t i = 0; i < L; ++i) {
         double* row = wb + i * S;
-        const std::int64_t computed = columns[static_cast<std::size_t>(i)];
+        const std::int64_t computed = columns[static_cast<std::size_t>(i)];  // the rest: -inf, unwritten
         if (mb) {
           const double* mrow = mb + i * m.row_stride;
-          for (std::int64_t j = 0; j < computed; ++j) row[j] = row[j] + mrow[j * m.col_stride];
-          std::fill(row + computed, row + S, -INFINITY);
+          if (m.col_stride == 1)  // (a loop of its own, which the compiler vectorises)
+            for (std::int64_t j = 0; j < computed; ++j) row[j] = row[j] + mrow[j];
+          else
+            for (std::int64_t j = 0; j < computed; ++j) row[j] = row[j] + mrow[j * m.col_stride];
         }
-        softmax_slice(row, row, 1, S);
+        softmax_slice(row, row, 1, S, computed);
       }
     });
   }
