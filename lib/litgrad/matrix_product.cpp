@@ -350,13 +350,15 @@ class MatrixProduct::Impl {
       for (std::int64_t i = r0; i < r1; ++i) {
         const double* row = a + i * lda;
         std::int64_t p = 0, q = k_;
-        while (p + kChunk <= lo && chunk_zero(row + p)) p += kChunk;  // whole chunks of zeros, up to lo
-        while (q - kChunk >= hi && chunk_zero(row + q - kChunk)) q -= kChunk;  // and from the end, down to hi
+        if (row[0] == 0.0)  // (a dense row stops at its first element, without a chunk)
+          while (p + kChunk <= lo && chunk_zero(row + p)) p += kChunk;  // whole chunks of zeros, up to lo
+        if (row[k_ - 1] == 0.0)
+          while (q - kChunk >= hi && chunk_zero(row + q - kChunk)) q -= kChunk;  // and from the end, down to hi
         lo = p;
         hi = q;
       }
     } else {  // op(A)'s rows r0..r1 are a's columns: scan a's rows, segment [r0, r1) of each
-      auto zero = [&](std::int64_t p) { return all_zero(a + p * lda + r0, r1 - r0); };
+      auto zero = [&](std::int64_t p) { return a[p * lda + r0] == 0.0 && all_zero(a + p * lda + r0, r1 - r0); };
       lo = 0;
       while (lo < k_ && zero(lo)) ++lo;
       hi = k_;
