@@ -4,8 +4,9 @@
 #include "litgrad/detail/attention_weights.hpp"
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "litgrad/detail/broadcast.hpp"
@@ -39,24 +40,32 @@ struct MaskLayout {
   }
 };
 
-// The largest magnitude among x[0, n), or inf when one of them is NaN or inf; in kLanes lanes,
-// without a branch, which the compiler runs as SIMD.
+// The largest magnitude among x[0, n): inf or NaN when there is one. A double's bits without
+// the sign, read as an unsigned integer, order magnitudes as the numbers do, with inf above
+// every number and NaN above inf; so this is a maximum of integers, in kLanes lanes, which the
+// compiler runs as SIMD.
 double largest_magnitude(const double* x, std::int64_t n) {
-  double lane[kLanes] = {};
-  std::int64_t j = 0;
-  auto take = [&](int l, double v) {
-    const double a = std::fabs(v);
-    lane[l] = a <= lane[l] ? lane[l] : a <= DBL_MAX ? a : INFINITY;  // NaN fails both tests
+  constexpr std::uint64_t magnitude = 0x7fffffffffffffff;
+  std::uint64_t lane[kLanes] = {};
+  auto take = [&](int l, const double* v) {
+    std::uint64_t u;
+    std::memcpy(&u, v, sizeof u);
+    lane[l] = std::max(lane[l], u & magnitude);
   };
+  std::int64_t j = 0;
   for (; j + kLanes <= n; j += kLanes)
-    for (int l = 0; l < kLanes; ++l) take(l, x[j + l]);
-  for (int l = 0; j < n; ++j, ++l) take(l, x[j]);
-  return *std::max_element(lane, lane + kLanes);
+    for (int l = 0; l < kLanes; ++l) take(l, x + j + l);
+  for (int l = 0; j < n; ++j, ++l) take(l, x + j);
+  const std::uint64_t most = *std::max_element(lane, lane + kLanes);
+  double m;
+  std::memcpy(&m, &most, sizeof m);
+  return m;
 }
 
 // Whether every score scaled · key (any row of scaled [..., L, E] with any row of key
 // [..., S, E]) is finite, and so is every partial sum on the way: when both hold only finite
-// numbers whose largest magnitudes, times E, multiply to less than DBL_MAX.
+// numbers whose largest magnitudes, times E, multiply to less than DBL_MAX (a NaN or inf among
+// them fails the comparison).
 bool scores_finite(const Tensor& scaled, const Tensor& key) {
   return largest_magnitude(scaled.data(), scaled.numel()) * largest_magnitude(key.data(), key.numel()) *
              static_cast<double>(scaled.size(-1)) < 1e300;  // false when either is inf
