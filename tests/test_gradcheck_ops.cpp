@@ -101,6 +101,10 @@ GRADCHECK("matmul 3x4 @ 4x2", normals({{3, 4}, {4, 2}}), [](I x) { return matmul
 GRADCHECK("matmul batched 2x1x3x4 @ 3x4x2", normals({{2, 1, 3, 4}, {3, 4, 2}}), [](I x) { return matmul(x[0], x[1]); })
 GRADCHECK("matmul vector @ matrix @ vector", normals({{3}, {3, 4}, {4}}), [](I x) { return matmul(matmul(x[0], x[1]), x[2]); })
 GRADCHECK("matmul x @ xT", normals({{3, 4}}), [](I x) { return matmul(x[0], transpose(x[0], 0, 1)); })
+// A Linear layer, x Wᵀ + b as one operation ("linear"), batched and with the input as a row.
+GRADCHECK("linear batched 2x3x4 with a 5x4 weight and bias", normals({{2, 3, 4}, {5, 4}, {5}}),
+          [](I x) { return nn::linear(x[0], x[1], x[2]); })
+GRADCHECK("linear of a vector, no bias", normals({{4}, {5, 4}}), [](I x) { return nn::linear(x[0], x[1], Tensor()); })
 
 // Rearranging.
 GRADCHECK("reshape with -1", normals({{2, 3, 2}}), [](I x) { return reshape(x[0], {3, -1}) * arange(4); })

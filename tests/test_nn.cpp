@@ -73,6 +73,33 @@ TEST_CASE("Linear computes x Wᵀ + b over the last dimension") {
   CHECK_THROWS_WITH_AS(nn::Linear(0, 2), doctest::Contains("Linear: in_features and out_features must be at least 1, got 0 and 2"), ValueError);
 }
 
+TEST_CASE("linear adds its products to the bias and gives the bits of matmul(x, Wᵀ) + b, with the same gradients") {
+  // One operation instead of two: each element is the product's sum plus the bias, rounded once
+  // either way. Sizes reach every path of the matrix product, GEMM with sums longer than one
+  // pass among them; gradients may differ only in a zero's sign (add's gradient adds into +0).
+  Generator gen(8);
+  const std::vector<std::int64_t> rows = {1, 3, 16, 40, 64}, ins = {2, 8, 24, 100, 700}, outs = {1, 5, 16, 33};
+  for (int trial = 0; trial < 80; ++trial) {
+    auto pick = [&](const std::vector<std::int64_t>& from) { return from[static_cast<std::size_t>(gen.randint(0, static_cast<std::int64_t>(from.size())))]; };
+    const std::int64_t n = pick(rows), in = pick(ins), out = pick(outs);
+    CAPTURE(n);
+    CAPTURE(in);
+    CAPTURE(out);
+    Tensor x = randn({2, n, in}, gen).requires_grad_(), w = randn({out, in}, gen).requires_grad_(),
+           b = randn({out}, gen).requires_grad_();
+    Tensor x2 = x.detach().requires_grad_(), w2 = w.detach().requires_grad_(), b2 = b.detach().requires_grad_();
+    const Tensor r = randn({2, n, out}, gen);
+    const Tensor fused = nn::linear(x, w, b);
+    const Tensor plain = matmul(x2, transpose(w2, 0, 1)) + b2;
+    CHECK(test::identical(fused, plain));
+    sum(fused * r).backward();
+    sum(plain * r).backward();
+    CHECK(test::max_abs_diff(x.grad(), x2.grad()) == 0.0);
+    CHECK(test::max_abs_diff(w.grad(), w2.grad()) == 0.0);
+    CHECK(test::identical(b.grad(), b2.grad()));
+  }
+}
+
 TEST_CASE("Linear starts uniform between -1/sqrt(in) and 1/sqrt(in), as torch") {
   // 64 x 100 weights: all inside the bound, and the largest within 1% of it unless
   // all 6,400 missed the top 1% of the range, which has probability 0.99^6400 < 1e-27.

@@ -146,12 +146,14 @@ class ThreadBlocking : public Eigen::internal::level3_blocking<double, double> {
 };
 
 // C = op(A) op(B) by Eigen's GEMM, as Eigen's `C.noalias() = op(A) * op(B)` computes it (C set
-// to zero, then the product added), with ThreadBlocking's buffers. C: n x m, row-major, rows
-// ldc apart; op(A): n x k stored in order AOrder with leading dimension lda; op(B) likewise.
+// to zero, then the product added), or C += op(A) op(B) without `zero`, with ThreadBlocking's
+// buffers. C: n x m, row-major, rows ldc apart; op(A): n x k stored in order AOrder with
+// leading dimension lda; op(B) likewise.
 template <int AOrder, int BOrder>
 void gemm(double* c, Eigen::Index ldc, const double* a, Eigen::Index lda, const double* b, Eigen::Index ldb,
-          Eigen::Index n, Eigen::Index k, Eigen::Index m) {
-  for (Eigen::Index i = 0; i < n; ++i) std::fill_n(c + i * ldc, m, 0.0);
+          Eigen::Index n, Eigen::Index k, Eigen::Index m, bool zero = true) {
+  if (zero)
+    for (Eigen::Index i = 0; i < n; ++i) std::fill_n(c + i * ldc, m, 0.0);
   ThreadBlocking blocking(m, n, k);  // Eigen computes a row-major product as its transpose
   Eigen::internal::general_matrix_matrix_product<Eigen::Index, double, AOrder, false, double, BOrder, false,
                                                  Eigen::RowMajor, 1>::run(n, m, k, a, lda, b, ldb, c, 1, ldc, 1.0,
@@ -186,8 +188,10 @@ class MatrixProduct::Impl {
       row_.resize(static_cast<std::size_t>(std::max(n, m)));
       return;
     }
+    // Eigen's GEMM adds into C: each element becomes C + (its sum), rounded once, as adding the
+    // product afterwards would give, when each sum is added in one pass (one_pass()).
     const bool gemm = path_ == Path::Gemm;
-    direct_ = gemm && overwrite && n % kTileCols == 0;
+    direct_ = gemm && n % kTileCols == 0 && (overwrite || one_pass(n, k, m));
     if (direct_) {
       skips_terms_ = skip_zero_terms && one_pass(n, k, m);
       return;
@@ -271,8 +275,8 @@ class MatrixProduct::Impl {
                    std::int64_t ldb, std::int64_t n, std::int64_t k, std::int64_t m) {
     const auto [first, direct] = split_columns(m);
     auto column = [&](std::int64_t j) { return BOrder == Eigen::RowMajor ? b + j : b + j * ldb; };  // of op(B)
-    if (first > 0) gemm<AOrder, BOrder>(c, ldc, a, lda, b, ldb, n, k, first);
-    if (direct > first) gemm<AOrder, BOrder>(c + first, ldc, a, lda, column(first), ldb, n, k, direct - first);
+    if (first > 0) gemm<AOrder, BOrder>(c, ldc, a, lda, b, ldb, n, k, first, overwrite_);
+    if (direct > first) gemm<AOrder, BOrder>(c + first, ldc, a, lda, column(first), ldb, n, k, direct - first, overwrite_);
     const std::int64_t tail = m - direct;
     if (tail == 0) return;
     tail_b_.resize(static_cast<std::size_t>(k_ * kTailWidth));
@@ -282,7 +286,9 @@ class MatrixProduct::Impl {
         tail_b_[p * kTailWidth + j] =
             j >= tail ? 0.0 : BOrder == Eigen::RowMajor ? b[p * ldb + direct + j] : b[(direct + j) * ldb + p];
     gemm<AOrder, Eigen::RowMajor>(tail_.data(), kTailWidth, a, lda, tail_b_.data(), kTailWidth, n, k, kTailWidth);
-    for (std::int64_t i = 0; i < n; ++i) std::copy_n(tail_.data() + i * kTailWidth, tail, c + i * ldc + direct);
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < tail; ++j)
+        c[i * ldc + direct + j] = overwrite_ ? tail_[i * kTailWidth + j] : c[i * ldc + direct + j] + tail_[i * kTailWidth + j];
   }
 
   // The direct product in blocks of kBlockRows rows of C, each block leaving out work that
@@ -331,7 +337,8 @@ class MatrixProduct::Impl {
       const std::int64_t rows = g.row - f.row;
       if (columns) std::fill_n(columns + f.row, rows, f.cols);
       if (f.cols > 0 && f.hi <= f.lo)  // op(A)'s rows all zero: sums of no terms, +0
-        for (std::int64_t i = f.row; i < g.row; ++i) std::fill_n(c + i * m_, f.cols, 0.0);
+        for (std::int64_t i = f.row; i < g.row; ++i)
+          for (std::int64_t j = 0; j < f.cols; ++j) c[i * m_ + j] = overwrite_ ? 0.0 : c[i * m_ + j] + 0.0;
       else if (f.cols > 0)
         gemm_direct<AOrder, BOrder>(c + f.row * m_, m_, a_at(f.row, f.lo), lda, b_row(f.lo), ldb, rows, f.hi - f.lo,
                                     f.cols);

@@ -35,8 +35,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   if (bias.defined() && bias.shape() != Shape{weight.size(0)})
     throw ShapeError("linear: bias of shape " + to_string(bias.shape()) + " for weight of shape " +
                      to_string(weight.shape()) + " (expected [" + std::to_string(weight.size(0)) + "])");
-  // x weightᵀ, reading weight in place (no transposed copy, forward or backward).
-  const Tensor y = x.dim() >= 2 ? detail::matmul_transposed(x, weight) : matmul(x, transpose(weight, 0, 1));
+  // x weightᵀ + bias, reading weight in place (no transposed copy, forward or backward), with
+  // the products added to the bias (no pass of its own).
+  if (x.dim() >= 2) return detail::matmul_transposed(x, weight, bias);
+  const Tensor y = matmul(x, transpose(weight, 0, 1));
   return bias.defined() ? y + bias : y;
 }
 

@@ -12,6 +12,9 @@ namespace litgrad::nn {
 /// \brief `x Wᵀ + b` over the last dimension, as `torch.nn.functional.linear`.
 ///
 /// Shapes: x `[..., in]`, weight `[out, in]`, bias `[out]` or undefined; result `[..., out]`.
+/// Recorded as one operation, "linear" (or "matmul" without a bias, or for a 1-D x followed by
+/// an add), that adds the products to the bias: the same bits as `matmul(x, transpose(weight,
+/// 0, 1)) + bias`, which a test checks, in one pass over the result.
 /// \throws ShapeError when x does not end in `in` or the bias is not `[out]`.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
 
