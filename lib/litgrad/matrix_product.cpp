@@ -411,17 +411,18 @@ class MatrixProduct::Impl {
   template <int W>
   void rows(double* c, const double* a, std::int64_t ac, bool ta, const double* b, std::int64_t bc, std::int64_t n,
             std::int64_t width) {
+    // Eigen's fixed-size (or mapped) row vectors: SIMD multiplies and adds, where GCC leaves the
+    // plain loop scalar. Each element is x0 b0 + x1 b1 + ..., added left to right, as ever.
+    using Row = Eigen::Matrix<double, 1, W ? W : Eigen::Dynamic>;
     const std::int64_t m = W ? W : width;
+    const std::int64_t a_row = ta ? 1 : ac, a_step = ta ? ac : 1;  // op(A)(i, p) = a[i a_row + p a_step]
     double fixed[W ? W : 1];
     double* row = W ? fixed : row_.data();
+    Eigen::Map<Row> sum(row, m);
     for (std::int64_t i = 0; i < n; ++i) {
-      const double x0 = ta ? a[i] : a[i * ac];
-      for (std::int64_t j = 0; j < m; ++j) row[j] = x0 * b[j];
-      for (std::int64_t p = 1; p < k_; ++p) {
-        const double x = ta ? a[p * ac + i] : a[i * ac + p];
-        const double* bp = b + p * bc;
-        for (std::int64_t j = 0; j < m; ++j) row[j] += x * bp[j];
-      }
+      const double* ai = a + i * a_row;
+      sum = ai[0] * Eigen::Map<const Row>(b, m);
+      for (std::int64_t p = 1; p < k_; ++p) sum += ai[p * a_step] * Eigen::Map<const Row>(b + p * bc, m);
       // Row i of the product is C's row i, or C's column i (element (j, i) of C, n_ x m_).
       double* out = swapped_ ? c + i : c + i * m;
       const std::int64_t step = swapped_ ? m_ : 1;
