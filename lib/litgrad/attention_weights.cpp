@@ -68,7 +68,7 @@ double largest_magnitude(const double* x, std::int64_t n) {
 // them fails the comparison).
 bool scores_finite(const Tensor& scaled, const Tensor& key) {
   return largest_magnitude(scaled.data(), scaled.numel()) * largest_magnitude(key.data(), key.numel()) *
-             static_cast<double>(scaled.size(-1)) < 1e300;  // false when either is inf
+             static_cast<double>(scaled.size(-1)) < 1e300;
 }
 
 // For each row i of one [L, S] mask matrix (mask_matrix, laid out as `m` says): one past its
@@ -142,7 +142,8 @@ Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& m
     // For each matrix b: its scores as matmul computes them, then + mask, then softmax by rows.
     // Where the mask is -inf from some column to the end of a row (a causal mask), the score
     // there is -inf whatever the product, provided the product is finite (scores_finite): those
-    // products are left out (MatrixProduct's `columns`) and the scores set to -inf directly.
+    // products are left out (MatrixProduct's `columns`), and softmax_slice is told where the
+    // -inf begin instead of reading them.
     MatrixProduct scores(L, E, S, /*overwrite=*/true);
     const MaskLayout m(mask, L, S);
     const double* mask_data = mask.defined() ? mask.data() : nullptr;

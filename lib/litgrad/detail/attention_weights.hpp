@@ -19,7 +19,7 @@ namespace litgrad::detail {
 /// only the weights. It does the same arithmetic in the same order as the composition, so the
 /// two agree bit for bit (tests/test_attention_weights.cpp checks it; only a zero's sign may
 /// differ in a gradient). Where the mask is -inf from some column to the end of a row (causal),
-/// the scores there are set to -inf without computing them, when the scores are sure to be
+/// the scores there are taken as -inf without computing them, when the products are sure to be
 /// finite numbers (which a NaN, an inf or a huge value in query or key would prevent).
 Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& mask);
 
