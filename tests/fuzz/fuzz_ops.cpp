@@ -43,10 +43,33 @@ Tensor any_tensor(FuzzedDataProvider& in, DType dtype = DType::Float64) {
 
 std::int64_t any_dim(FuzzedDataProvider& in) { return in.ConsumeIntegralInRange<std::int64_t>(-5, 5); }
 
+// A tensor big enough for the matrix product's GEMM paths (its blocks, zero-skipping and bias):
+// normal numbers from a seed the fuzzer picks, some zeros, NaNs or infinities where it says.
+Tensor big_tensor(FuzzedDataProvider& in, const Shape& s) {
+  Generator gen(in.ConsumeIntegral<std::uint16_t>());
+  Tensor t = randn(s, gen);
+  for (int i = 0, n = in.ConsumeIntegralInRange<int>(0, 3); i < n && t.numel() > 0; ++i)
+    t.data()[in.ConsumeIntegralInRange<std::int64_t>(0, t.numel() - 1)] = any_value(in);
+  if (in.ConsumeBool()) t.requires_grad_();
+  return t;
+}
+
+// Attention over up to 70 positions under a causal float mask, as a Linear-projected model
+// makes it: the fused weights' skipped scores and the products' skipped zero terms.
+Tensor big_attention(FuzzedDataProvider& in) {
+  const std::int64_t N = in.ConsumeIntegralInRange<std::int64_t>(0, 2), L = in.ConsumeIntegralInRange<std::int64_t>(0, 70),
+                     S = in.ConsumeBool() ? L : in.ConsumeIntegralInRange<std::int64_t>(0, 70),
+                     E = in.ConsumeIntegralInRange<std::int64_t>(0, 20);
+  const Tensor x = big_tensor(in, {N, L, E}), w = big_tensor(in, {E, E}), bias = big_tensor(in, {E});
+  const Tensor q = nn::linear(x, w, bias), k = big_tensor(in, {N, S, E}), v = big_tensor(in, {N, S, E});
+  const Tensor mask = masked_fill(zeros({L, S}), gt(reshape(arange(S), {1, S}), reshape(arange(L), {L, 1})), -INFINITY);
+  return scaled_dot_product_attention(q, k, v, mask, in.ConsumeBool() ? 0.25 : 0.0).output;
+}
+
 Tensor step(FuzzedDataProvider& in, const std::vector<Tensor>& pool) {
   const Tensor& a = pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)];
   const Tensor& b = pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)];
-  switch (in.ConsumeIntegralInRange<int>(0, 31)) {
+  switch (in.ConsumeIntegralInRange<int>(0, 33)) {
     case 0: return a + b;
     case 1: return a - b;
     case 2: return a * b;
@@ -79,6 +102,8 @@ Tensor step(FuzzedDataProvider& in, const std::vector<Tensor>& pool) {
     case 28: return sin(a) + cos(b);
     case 29: return unsqueeze(squeeze(a, any_dim(in)), any_dim(in));
     case 30: return sum(a);
+    case 31: return big_attention(in);
+    case 32: return nn::linear(a, b, pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)]);
     default: return nn::linear(a, b);
   }
 }
