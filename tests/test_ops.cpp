@@ -221,6 +221,19 @@ TEST_CASE("softmax gives a -inf score weight exactly 0, and a row of only -inf g
   CHECK(w.at({0, 1}) == 0.0);
   CHECK(w.at({0, 0}) + w.at({0, 2}) == doctest::Approx(1.0).epsilon(1e-15));
   for (std::int64_t j = 0; j < 3; ++j) CHECK(std::isnan(w.at({1, j})));
+  // Also where softmax skips the exponentials: -inf at the end of long rows (a causal mask),
+  // both the plain softmax and the fused attention weights.
+  const std::int64_t n = 40;
+  const Tensor causal = generate_square_subsequent_mask(n);
+  const Tensor scores = reshape(arange(n * n), {n, n}) * 0.01 + causal;
+  Generator gen(4);
+  const Tensor q = randn({1, n, 8}, gen), k = randn({1, n, 8}, gen);
+  for (const Tensor& weights : {softmax(scores, -1), scaled_dot_product_attention(q, k, k, causal).weights}) {
+    int zeros = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = i + 1; j < n; ++j) zeros += weights.data()[weights.numel() - n * n + i * n + j] == 0.0;
+    CHECK(zeros == n * (n - 1) / 2);
+  }
   const Tensor l = log_softmax(tensor({{0, -INFINITY}, {-INFINITY, -INFINITY}}), 1);
   CHECK(l.at({0, 0}) == 0.0);
   CHECK(l.at({0, 1}) == -INFINITY);
