@@ -76,6 +76,12 @@ TEST_CASE("a product that leaves zero terms out of its sums gives the bits of th
     detail::MatrixProduct(n, k, m, true).add(skipping.data(), a.data(), ar, ac, ta, b.data(), br, bc, tb);
     detail::MatrixProduct(n, k, m, true, /*skip_zero_terms=*/false).add(every.data(), a.data(), ar, ac, ta, b.data(), br, bc, tb);
     CHECK(same_bits(skipping.data(), every.data(), n * m));
+    // And added to what C holds (a bias, say) rather than written.
+    const Matrix start = random_matrix(n, m, gen);
+    Matrix added = start, added_every = start;
+    detail::MatrixProduct(n, k, m, false).add(added.data(), a.data(), ar, ac, ta, b.data(), br, bc, tb);
+    detail::MatrixProduct(n, k, m, false, /*skip_zero_terms=*/false).add(added_every.data(), a.data(), ar, ac, ta, b.data(), br, bc, tb);
+    CHECK(same_bits(added.data(), added_every.data(), n * m));
     skipped_somewhere += pattern < 4 && poison > 1 && k < 1200 ? 1 : 0;
   }
   CHECK(skipped_somewhere >= 40);  // the cases where terms can be left out were exercised
