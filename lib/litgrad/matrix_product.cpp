@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "litgrad/detail/small_product.hpp"
 #include "litgrad/detail/storage.hpp"
 
 // We choose between Eigen's GEMM and its coefficient-based product ourselves (see Impl).
@@ -40,13 +41,10 @@ using RowMap = Eigen::Map<RowMajorMatrix>;
 // for the coefficient-based product, we hand Eigen
 // zero-padded copies: whole tiles for GEMM, whole SIMD packets of rows for the coefficient-based
 // product; then we copy the product out. GEMM pays for its packing only when all three sizes
-// are large. Products with short sums (k <= 8, such as a Linear layer on two
-// features), or with a few wide rows of long sums (its weight's gradient), are cheapest built
-// a row of C at a time. Tiny products (a few hundred multiply-adds, such as a batch of
-// one-row products) cost less as a plain loop than as any call into Eigen, and so do products
-// with few outputs each summing many terms (a weight's gradient summed over a whole batch),
-// where Eigen's coefficient path would run one long dependent chain per output. The loop adds
-// every element's products in one fixed order, which keeps the same promise.
+// are large. Products with short sums (k <= 8, such as a Linear layer on two features), with
+// few outputs each summing many terms (a weight's gradient summed over a whole batch, where
+// Eigen's coefficient path would run one long dependent chain per output), and tiny ones go to
+// detail::small_product, which adds every element's products in one fixed order of its own.
 constexpr Eigen::Index kTileRows = Eigen::internal::gebp_traits<double, double>::mr;
 constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>::nr;
 constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
@@ -167,12 +165,11 @@ void gemm(double* c, Eigen::Index ldc, const double* a, Eigen::Index lda, const 
 // buffers. A's and B's matrices are row-major r x c, transposed when asked.
 class MatrixProduct::Impl {
  public:
-  enum class Path { Loop, Rows, Coefficients, Gemm };
+  enum class Path { Small, Coefficients, Gemm };
   static Path path_for(std::int64_t n, std::int64_t k, std::int64_t m) {
-    if (n * k * m <= 512) return Path::Loop;                 // tiny
-    if (k >= 8 && n >= 16 && m >= 16) return Path::Gemm;     // large
-    if (k <= 8) return Path::Rows;                           // short sums: a row of C at a time
-    if (n * m <= 64) return std::max(n, m) >= 8 ? Path::Rows : Path::Loop;  // few outputs, each a long sum
+    if (n * k * m <= 512) return Path::Small;             // tiny
+    if (k >= 8 && n >= 16 && m >= 16) return Path::Gemm;  // large
+    if (k <= 8 || n * m <= 64) return Path::Small;        // short sums, or few of them
     return Path::Coefficients;
   }
 
@@ -182,12 +179,7 @@ class MatrixProduct::Impl {
   // whole SIMD packets (the coefficient path, which runs along rows).
   Impl(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms)
       : n_(n), k_(k), m_(m), path_(path_for(n, k, m)), overwrite_(overwrite) {
-    if (path_ == Path::Loop) return;
-    if (path_ == Path::Rows) {
-      swapped_ = m < 8 && n > m;  // rows of Cᵀ are longer, so run along them (see add_by_rows)
-      row_.resize(static_cast<std::size_t>(std::max(n, m)));
-      return;
-    }
+    if (path_ == Path::Small) return;
     // Eigen's GEMM adds into C: each element becomes C + (its sum), rounded once, as adding the
     // product afterwards would give, when each sum is added in one pass (one_pass()).
     const bool gemm = path_ == Path::Gemm;
@@ -215,32 +207,7 @@ class MatrixProduct::Impl {
       if (overwrite_) std::fill_n(c, n_ * m_, 0.0);
       return;
     }
-    if (path_ == Path::Loop) {
-      // Each element is a dot product of k terms, added in four interleaved partial sums (by
-      // p mod 4, then (s0 + s1) + (s2 + s3)): the same order for every element, and four
-      // independent chains keep the FPU busy on long sums.
-      const std::int64_t a_step = ta ? ac : 1, a_row = ta ? 1 : ac, b_step = tb ? 1 : bc, b_col = tb ? bc : 1;
-      for (std::int64_t i = 0; i < n_; ++i)
-        for (std::int64_t j = 0; j < m_; ++j) {
-          const double* x = a + i * a_row;
-          const double* y = b + j * b_col;
-          double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-          std::int64_t p = 0;
-          for (; p + 4 <= k_; p += 4) {
-            s0 += x[p * a_step] * y[p * b_step];
-            s1 += x[(p + 1) * a_step] * y[(p + 1) * b_step];
-            s2 += x[(p + 2) * a_step] * y[(p + 2) * b_step];
-            s3 += x[(p + 3) * a_step] * y[(p + 3) * b_step];
-          }
-          if (p < k_) s0 += x[p * a_step] * y[p * b_step];
-          if (p + 1 < k_) s1 += x[(p + 1) * a_step] * y[(p + 1) * b_step];
-          if (p + 2 < k_) s2 += x[(p + 2) * a_step] * y[(p + 2) * b_step];
-          const double total = (s0 + s1) + (s2 + s3);
-          c[i * m_ + j] = overwrite_ ? total : c[i * m_ + j] + total;
-        }
-      return;
-    }
-    if (path_ == Path::Rows) return add_by_rows(c, a, ac, ta, b, bc, tb);
+    if (path_ == Path::Small) return small_product(c, overwrite_, a, ac, ta, b, bc, tb, n_, k_, m_);
     if (direct_) {  // the transpose of a row-major matrix is the column-major one, same leading dimension
       constexpr int R = Eigen::RowMajor, C = Eigen::ColMajor;
       if (ta && tb) return gemm_blocks<C, C>(c, a, ac, b, bc, columns);
@@ -374,65 +341,6 @@ class MatrixProduct::Impl {
     return {lo, hi};
   }
 
-  // Each row of C is sum_p a(i,p) B[p,:], built along the row (which the compiler vectorises),
-  // p in order, the same for every element: for short sums, and for a few wide rows of long
-  // ones. For a narrow C (swapped_) the rows of Cᵀ = op(B)ᵀ op(A)ᵀ are built instead and
-  // written as C's columns: each element is the same sum of the same products, in the same
-  // order. Common narrow widths get their own copy of the loop with the width fixed, which the
-  // compiler unrolls completely.
-  void add_by_rows(double* c, const double* a, std::int64_t ac, bool ta, const double* b, std::int64_t bc, bool tb) {
-    std::int64_t n = n_, m = m_;
-    if (swapped_) {  // A := op(B)ᵀ and B := op(A)ᵀ, the same arrays read the other way
-      std::swap(a, b);
-      std::swap(ac, bc);
-      std::swap(n, m);
-      const bool t = ta;
-      ta = !tb;
-      tb = !t;
-    }
-    if (tb) {  // B's rows contiguous first
-      transposed_.resize(static_cast<std::size_t>(k_ * m));
-      for (std::int64_t p = 0; p < k_; ++p)
-        for (std::int64_t j = 0; j < m; ++j) transposed_[p * m + j] = b[j * bc + p];
-      b = transposed_.data();
-      bc = m;
-    }
-    switch (m) {
-      case 1: return rows<1>(c, a, ac, ta, b, bc, n, m);
-      case 2: return rows<2>(c, a, ac, ta, b, bc, n, m);
-      case 4: return rows<4>(c, a, ac, ta, b, bc, n, m);
-      case 8: return rows<8>(c, a, ac, ta, b, bc, n, m);
-      case 16: return rows<16>(c, a, ac, ta, b, bc, n, m);
-      default: return rows<0>(c, a, ac, ta, b, bc, n, m);
-    }
-  }
-
-  // n rows of width W (0: m, known only at run time), into C's rows, or its columns when swapped_.
-  template <int W>
-  void rows(double* c, const double* a, std::int64_t ac, bool ta, const double* b, std::int64_t bc, std::int64_t n,
-            std::int64_t width) {
-    // Eigen's fixed-size (or mapped) row vectors: SIMD multiplies and adds, where GCC leaves the
-    // plain loop scalar. Each element is x0 b0 + x1 b1 + ..., added left to right, as ever.
-    using Row = Eigen::Matrix<double, 1, W ? W : Eigen::Dynamic>;
-    const std::int64_t m = W ? W : width;
-    const std::int64_t a_row = ta ? 1 : ac, a_step = ta ? ac : 1;  // op(A)(i, p) = a[i a_row + p a_step]
-    double fixed[W ? W : 1];
-    double* row = W ? fixed : row_.data();
-    Eigen::Map<Row> sum(row, m);
-    for (std::int64_t i = 0; i < n; ++i) {
-      const double* ai = a + i * a_row;
-      sum = ai[0] * Eigen::Map<const Row>(b, m);
-      for (std::int64_t p = 1; p < k_; ++p) sum += ai[p * a_step] * Eigen::Map<const Row>(b + p * bc, m);
-      // Row i of the product is C's row i, or C's column i (element (j, i) of C, n_ x m_).
-      double* out = swapped_ ? c + i : c + i * m;
-      const std::int64_t step = swapped_ ? m_ : 1;
-      if (overwrite_)
-        for (std::int64_t j = 0; j < m; ++j) out[j * step] = row[j];
-      else
-        for (std::int64_t j = 0; j < m; ++j) out[j * step] += row[j];
-    }
-  }
-
   // The row-major r x c matrix at `src` (transposed first if asked) into the top-left corner of
   // `dst`; the rest of `dst` stays zero.
   static void pack(const double* src, std::int64_t r, std::int64_t c, bool transposed, RowMajorMatrix& dst) {
@@ -444,7 +352,7 @@ class MatrixProduct::Impl {
   std::int64_t n_, k_, m_;
   Path path_;
   bool overwrite_;
-  bool swapped_ = false;  // computing Cᵀ (the rows and coefficient paths, for a narrow C)
+  bool swapped_ = false;  // computing Cᵀ (the coefficient path, for a narrow C)
   bool direct_ = false;   // GEMM writing C itself (see gemm_direct)
   bool skips_terms_ = false;  // gemm_blocks may leave zero terms out of sums
   // gemm_blocks: C's rows from `row` on, summing terms [lo, hi), in their first `cols` columns.
@@ -456,7 +364,6 @@ class MatrixProduct::Impl {
   // Padded operands and product (the other GEMM products and the coefficient path, whose
   // results depend on the alignment of the product: Eigen aligns its own matrices).
   RowMajorMatrix a_, b_, product_;
-  std::vector<double> row_, transposed_;  // the rows path: one row of C, and B transposed
 };
 
 MatrixProduct::MatrixProduct(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms)
