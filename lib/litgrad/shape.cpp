@@ -1,6 +1,7 @@
 #include "litgrad/shape.hpp"
 
 #include <algorithm>
+#include <ostream>
 
 #include "litgrad/error.hpp"
 
@@ -14,6 +15,8 @@ std::string to_string(const Shape& shape) {
   }
   return s + "]";
 }
+
+std::ostream& operator<<(std::ostream& os, const Shape& shape) { return os << to_string(shape); }
 
 std::int64_t numel(const Shape& shape) {
   std::int64_t n = 1;
