@@ -54,14 +54,15 @@ typename Simd<W>::type load(const double* from) {  // unaligned
 // same but for the sign of a zero (x + 0 is x for any other x), a sum that starts at +0 is
 // never -0, and the final + 0 turns a -0 into +0 as the start at +0 would have. Missing sums
 // (k < 4) are +0 in the definition, which likewise changes only the sign of a zero.
-template <class V, class Term>
+// K is k when it is 1, 2 or 3, known when compiling; 0 for k >= 4.
+template <class V, int K, class Term>
 V four_sums(std::int64_t k, Term term) {
   V s0 = term(0);
-  if (k == 1) return s0 + 0.0;
+  if constexpr (K == 1) return s0 + 0.0;
   V s1 = term(1);
-  if (k == 2) return (s0 + s1) + 0.0;
+  if constexpr (K == 2) return (s0 + s1) + 0.0;
   V s2 = term(2);
-  if (k == 3) return ((s0 + s1) + s2) + 0.0;
+  if constexpr (K == 3) return ((s0 + s1) + s2) + 0.0;
   V s3 = term(3);
   std::int64_t p = 4;
   for (; p + 4 <= k; p += 4) {
@@ -89,13 +90,13 @@ struct RowSums {
   std::int64_t y_row, count, k, w;
 };
 
-// W of the w columns, one lane each.
-template <int W>
+// W of the w columns, one lane each; K as in four_sums.
+template <int W, int K>
 void row_sums(const RowSums& r) {
   using Row = typename Simd<W>::type;
   for (std::int64_t i = 0; i < r.count; ++i) {
     const double* x = r.x + i * r.x_row;
-    Row total = four_sums<Row>(r.k, [&](std::int64_t p) { return x[p * r.x_step] * load<W>(r.y + p * r.y_row); });
+    Row total = four_sums<Row, K>(r.k, [&](std::int64_t p) { return x[p * r.x_step] * load<W>(r.y + p * r.y_row); });
     double* out = r.out + i * r.out_row;
     if (r.out_step == 1) {
       if (!r.overwrite) total += load<W>(out);
@@ -105,6 +106,15 @@ void row_sums(const RowSums& r) {
       std::memcpy(t, &total, sizeof t);
       for (int j = 0; j < W; ++j) out[j * r.out_step] = r.overwrite ? t[j] : out[j * r.out_step] + t[j];
     }
+  }
+}
+template <int W>
+void row_sums(const RowSums& r) {
+  switch (r.k) {
+    case 1: return row_sums<W, 1>(r);
+    case 2: return row_sums<W, 2>(r);
+    case 3: return row_sums<W, 3>(r);
+    default: return row_sums<W, 0>(r);
   }
 }
 
@@ -128,26 +138,46 @@ void row_sums_all(const RowSums& r) {
 // c(i, j) for op(A)'s rows and op(B)'s columns contiguous (x and y, k long): the four lanes of
 // x[p, p + 4) y[p, p + 4), added for p = 0, 4, 8, ..., are the four partial sums. A last
 // partial chunk is padded with zeros, whose products (+0) change at most the sign of a zero.
+// Four rows at a time, so that their four totals come out of one shuffle-and-add.
 void dot_products(double* c, bool overwrite, const double* a, std::int64_t a_row, const double* b,
                   std::int64_t b_col, std::int64_t n, std::int64_t k, std::int64_t m) {
   using Lanes = Simd<4>::type;
+  using Picks = long long __attribute__((vector_size(4 * sizeof(long long))));
   const std::int64_t chunks = (k + 3) / 4, whole = k / 4;
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j < m; ++j) {
-      const double* x = a + i * a_row;
-      const double* y = b + j * b_col;
-      auto chunk = [&](std::int64_t q) {
-        if (q < whole) return load<4>(x + 4 * q) * load<4>(y + 4 * q);
-        Lanes xt = {}, yt = {};
-        std::memcpy(&xt, x + 4 * q, sizeof(double) * static_cast<std::size_t>(k - 4 * q));
-        std::memcpy(&yt, y + 4 * q, sizeof(double) * static_cast<std::size_t>(k - 4 * q));
-        return xt * yt;
-      };
-      Lanes s = chunk(0);
-      for (std::int64_t q = 1; q < chunks; ++q) s += chunk(q);
-      const double total = ((s[0] + s[1]) + (s[2] + s[3])) + 0.0;
-      c[i * m + j] = overwrite ? total : c[i * m + j] + total;
+  auto lanes = [&](const double* x, const double* y) {  // the four partial sums of x . y
+    auto chunk = [&](std::int64_t q) {
+      if (q < whole) return load<4>(x + 4 * q) * load<4>(y + 4 * q);
+      Lanes xt = {}, yt = {};
+      std::memcpy(&xt, x + 4 * q, sizeof(double) * static_cast<std::size_t>(k - 4 * q));
+      std::memcpy(&yt, y + 4 * q, sizeof(double) * static_cast<std::size_t>(k - 4 * q));
+      return xt * yt;
+    };
+    Lanes s = chunk(0);
+    for (std::int64_t q = 1; q < chunks; ++q) s += chunk(q);
+    return s;
+  };
+  auto put = [&](std::int64_t i, std::int64_t j, double total) {
+    c[i * m + j] = overwrite ? total : c[i * m + j] + total;
+  };
+  for (std::int64_t j = 0; j < m; ++j) {
+    const double* y = b + j * b_col;
+    std::int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const Lanes s0 = lanes(a + i * a_row, y), s1 = lanes(a + (i + 1) * a_row, y);
+      const Lanes s2 = lanes(a + (i + 2) * a_row, y), s3 = lanes(a + (i + 3) * a_row, y);
+      // [s0[0] + s0[1], s1[0] + s1[1], s0[2] + s0[3], s1[2] + s1[3]], and likewise for s2, s3;
+      // then the first halves plus the second: row r's (s[0] + s[1]) + (s[2] + s[3]) in lane r.
+      const Lanes pairs01 = __builtin_shuffle(s0, s1, Picks{0, 4, 2, 6}) + __builtin_shuffle(s0, s1, Picks{1, 5, 3, 7});
+      const Lanes pairs23 = __builtin_shuffle(s2, s3, Picks{0, 4, 2, 6}) + __builtin_shuffle(s2, s3, Picks{1, 5, 3, 7});
+      const Lanes totals = (__builtin_shuffle(pairs01, pairs23, Picks{0, 1, 4, 5}) +
+                            __builtin_shuffle(pairs01, pairs23, Picks{2, 3, 6, 7})) + 0.0;
+      for (int r = 0; r < 4; ++r) put(i + r, j, totals[r]);
     }
+    for (; i < n; ++i) {
+      const Lanes s = lanes(a + i * a_row, y);
+      put(i, j, ((s[0] + s[1]) + (s[2] + s[3])) + 0.0);
+    }
+  }
 }
 
 }  // namespace
