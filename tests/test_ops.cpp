@@ -253,6 +253,30 @@ TEST_CASE("softmax does not overflow on large scores and lets a NaN through") {
   // Also when -inf follows (softmax leaves trailing -inf out of its sum only beside a number).
   const Tensor t = softmax(tensor({NAN, -INFINITY, -INFINITY}), 0);
   for (std::int64_t j = 0; j < 3; ++j) CHECK(std::isnan(t.at({j})));
+  // And in rows long enough for softmax to skip their trailing -inf (past eight elements): a
+  // NaN or +inf makes the sum NaN, and each skipped weight is 0 / NaN, as torch gives. Along the
+  // last dimension, along the first (strided), and in the fused attention weights, where a NaN
+  // in a key makes one column of scores NaN beside the causal mask's -inf.
+  auto all_nan = [](const Tensor& w) {
+    bool all = true;
+    for (std::int64_t i = 0; i < w.numel(); ++i) all = all && std::isnan(w.data()[i]);
+    return all;
+  };
+  for (const double poison : {NAN, INFINITY}) {
+    CAPTURE(poison);
+    Tensor row = full({2, 40}, -INFINITY);
+    row.data()[0] = row.data()[40] = poison;
+    row.data()[1] = row.data()[41] = 1.0;
+    CHECK(all_nan(softmax(row, -1)));
+    CHECK(all_nan(softmax(transpose(row, 0, 1), 0)));
+    Generator gen(9);
+    if (std::isnan(poison)) {  // (an infinite key gives scores of either sign, and -inf is just a zero weight)
+      const Tensor q = randn({1, 40, 8}, gen);
+      Tensor k = randn({1, 40, 8}, gen);
+      k.data()[0] = poison;
+      CHECK(all_nan(scaled_dot_product_attention(q, k, k, generate_square_subsequent_mask(40)).weights));
+    }
+  }
 }
 
 TEST_CASE("log_softmax is log(softmax) where that is representable, and stays finite where softmax underflows") {

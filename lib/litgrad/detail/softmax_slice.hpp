@@ -47,8 +47,8 @@ inline double slice_max(const double* x, std::int64_t stride, std::int64_t n) {
 ///
 /// The elements from `end` on are -inf, and x need not hold them: the fused attention weights
 /// leave unwritten the scores that a causal mask hides. -inf elements at the end of the slice
-/// get their exact 0 without an exponential when m is above -inf: exp(-inf - m) is 0, and adding
-/// 0 to a lane's sum, which starts at +0, leaves it as it was.
+/// get their exact 0 / s without an exponential when m is above -inf: exp(-inf - m) is 0, and
+/// adding 0 to a lane's sum, which starts at +0, leaves it as it was.
 inline void softmax_slice(const double* x, double* y, std::int64_t stride, std::int64_t n, std::int64_t end) {
   constexpr double minus_inf = -std::numeric_limits<double>::infinity();
   const double m = slice_max(x, stride, end);
@@ -67,7 +67,8 @@ inline void softmax_slice(const double* x, double* y, std::int64_t stride, std::
     for (std::int64_t j = 0; j < used; ++j) y[j] /= s;
   else
     for (std::int64_t j = 0; j < used; ++j) y[j * stride] /= s;
-  for (std::int64_t j = used; j < n; ++j) y[j * stride] = 0.0;
+  // exp(-inf - m) / s: +0, or NaN when s is (a NaN or +inf in the slice), as torch gives.
+  for (std::int64_t j = used; j < n; ++j) y[j * stride] = 0.0 / s;
 }
 
 inline void softmax_slice(const double* x, double* y, std::int64_t stride, std::int64_t n) {
