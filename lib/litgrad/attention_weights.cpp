@@ -33,7 +33,7 @@ struct MaskLayout {
     const std::int64_t own = std::min<std::int64_t>(mask.dim(), 2);  // the mask's dimensions among [L, S]
     batch = leading_dims(mask.shape(), own);
     const Shape matrix(mask.shape().end() - own, mask.shape().end());
-    const std::vector<std::int64_t> strides = broadcast_strides(matrix, {L, S});
+    const Strides strides = broadcast_strides(matrix, {L, S});
     row_stride = strides[0];
     col_stride = strides[1];
     matrix_size = numel(matrix);

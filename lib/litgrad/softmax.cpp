@@ -23,6 +23,13 @@ void for_each_slice(const Shape& shape, std::int64_t dim, F f) {
     for (std::int64_t k = 0; k < inner; ++k) f(o * n * inner + k, inner, n);
 }
 
+// Whether the slices along `dim` are contiguous rows: no dimension after it has more than one element.
+bool slices_are_rows(const Shape& shape, std::int64_t dim) {
+  for (std::size_t i = static_cast<std::size_t>(dim) + 1; i < shape.size(); ++i)
+    if (shape[i] != 1) return false;
+  return true;
+}
+
 }  // namespace
 
 // x: any shape; y: x's shape. y_i = exp(x_i - m) / sum_j exp(x_j - m) along dim.
@@ -31,9 +38,13 @@ Tensor softmax(const Tensor& x, std::int64_t dim) {
   Tensor y = detail::uninitialized_tensor(x.shape());
   const double* xv = x.data();
   double* yv = y.data();
-  for_each_slice(x.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
-    detail::softmax_slice(xv + first, yv + first, stride, n);
-  });
+  const std::int64_t n = x.dim() == 0 ? 1 : x.size(d), count = x.numel();
+  if (count > 0 && slices_are_rows(x.shape(), d))
+    detail::softmax_rows(xv, yv, count / n, n);
+  else
+    for_each_slice(x.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
+      detail::softmax_slice(xv + first, yv + first, stride, n);
+    });
   // dx_i = y_i (g_i - sum_j g_j y_j): the Jacobian diag(y) - y yᵀ applied to g, from y alone.
   return detail::record("softmax", y, {x}, [y, d](const Tensor& g) -> std::vector<Tensor> {
     Tensor gx = detail::uninitialized_tensor(y.shape());

@@ -4,7 +4,6 @@
 
 #include <array>
 #include <cstdint>
-#include <vector>
 
 #include "litgrad/shape.hpp"
 
@@ -16,10 +15,14 @@ inline Shape leading_dims(const Shape& shape, std::int64_t trailing) {
   return Shape(shape.begin(), shape.end() - trailing);
 }
 
+/// Element offsets per dimension (or anything else that is a short list of int64): Shape's
+/// storage, which keeps up to six inside itself and so allocates nothing for most tensors.
+using Strides = Shape;
+
 /// Row-major strides of `shape` read as broadcast to `out`: 0 along every dimension that
 /// `shape` lacks or has size 1 in, so the same element is reused across it.
-inline std::vector<std::int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
-  std::vector<std::int64_t> strides(out.size(), 0);
+inline Strides broadcast_strides(const Shape& shape, const Shape& out) {
+  Strides strides(out.size(), 0);
   std::int64_t stride = 1;
   for (std::size_t k = 0; k < shape.size(); ++k) {
     const std::size_t i = shape.size() - 1 - k;  // dimension of `shape`, from the right
@@ -35,13 +38,13 @@ inline std::vector<std::int64_t> broadcast_strides(const Shape& shape, const Sha
 template <std::size_t K, class F>
 void for_each_broadcast(const Shape& out, const std::array<const Shape*, K>& operands, F&& f) {
   if (numel(out) == 0) return;
-  std::array<std::vector<std::int64_t>, K> full;
+  std::array<Strides, K> full;
   for (std::size_t k = 0; k < K; ++k) full[k] = broadcast_strides(*operands[k], out);
   // Merge neighbouring dimensions that every operand walks as one (stride[d] equal to
   // stride[d+1] * size[d+1]), so that the inner loop runs as long as it can: [64, 8, 2] summed
   // over its middle dimension walks as [64, 16] for the input.
   Shape size;
-  std::array<std::vector<std::int64_t>, K> strides;
+  std::array<Strides, K> strides;
   for (std::size_t d = 0; d < out.size(); ++d) {
     if (out[d] == 1) continue;
     bool merge = !size.empty();
@@ -60,17 +63,28 @@ void for_each_broadcast(const Shape& out, const std::array<const Shape*, K>& ope
     f(std::int64_t{0}, offsets);
     return;
   }
-  const std::int64_t total = numel(size), inner = size[nd - 1];
+  const std::int64_t inner = size[nd - 1];
   std::array<std::int64_t, K> inner_stride{};
   for (std::size_t k = 0; k < K; ++k) inner_stride[k] = strides[k][nd - 1];
-  std::vector<std::int64_t> index(nd, 0);
-  for (std::int64_t i = 0; i < total; i += inner) {
-    // The innermost dimension is a plain loop; the outer ones advance like an odometer.
-    std::array<std::int64_t, K> o = offsets;
+  auto run = [&](std::int64_t i, std::array<std::int64_t, K> o) {  // the innermost dimension
     for (std::int64_t j = 0; j < inner; ++j) {
       f(i + j, o);
       for (std::size_t k = 0; k < K; ++k) o[k] += inner_stride[k];
     }
+  };
+  if (nd <= 2) {  // most do, after merging: a plain loop of rows
+    const std::int64_t rows = nd == 2 ? size[0] : 1;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::size_t k = 0; k < K; ++k) offsets[k] = nd == 2 ? r * strides[k][0] : 0;
+      run(r * inner, offsets);
+    }
+    return;
+  }
+  // Otherwise the outer dimensions advance like an odometer.
+  Strides index(nd, 0);
+  const std::int64_t total = numel(size);
+  for (std::int64_t i = 0; i < total; i += inner) {
+    run(i, offsets);
     for (std::size_t d = nd - 1; d-- > 0;) {
       for (std::size_t k = 0; k < K; ++k) offsets[k] += strides[k][d];
       if (++index[d] < size[d]) break;

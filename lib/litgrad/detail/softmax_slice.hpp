@@ -75,6 +75,28 @@ inline void softmax_slice(const double* x, double* y, std::int64_t stride, std::
   softmax_slice(x, y, stride, n, n);
 }
 
+/// softmax_slice over `rows` contiguous rows of n elements each, with the same bits, but the
+/// exponentials of many rows computed in one stream. A short row (eight positions, say) is too
+/// little work to keep the vector units busy while its exponentials, sum and divisions wait on
+/// each other; the rows of a block do not wait on each other. Every exponential is computed
+/// (exp(-inf - m) is 0 exactly), and the sums add the same values in the same lanes.
+inline void softmax_rows(const double* x, double* y, std::int64_t rows, std::int64_t n) {
+  constexpr std::int64_t kBlock = 32;  // rows at a time, their maxima and sums on the stack
+  double m[kBlock], s[kBlock];
+  for (std::int64_t r0 = 0; r0 < rows; r0 += kBlock) {
+    const std::int64_t count = std::min(kBlock, rows - r0);
+    const double* xb = x + r0 * n;
+    double* yb = y + r0 * n;
+    for (std::int64_t r = 0; r < count; ++r) m[r] = slice_max(xb + r * n, 1, n);
+    for (std::int64_t r = 0; r < count; ++r)
+      for (std::int64_t j = 0; j < n; ++j) yb[r * n + j] = xb[r * n + j] - m[r];
+    for (std::int64_t e = 0; e < count * n; ++e) yb[e] = vector_exp(yb[e]);  // one stream for the block
+    for (std::int64_t r = 0; r < count; ++r) s[r] = lane_sum(n, [&](std::int64_t j) { return yb[r * n + j]; });
+    for (std::int64_t r = 0; r < count; ++r)
+      for (std::int64_t j = 0; j < n; ++j) yb[r * n + j] /= s[r];
+  }
+}
+
 /// dx_j = y_j (g_j - sum_i g_i y_i): the Jacobian diag(y) - y yᵀ applied to g, from the output
 /// y alone; dx may be g.
 inline void softmax_backward_slice(const double* y, const double* g, double* dx, std::int64_t stride, std::int64_t n) {
