@@ -13,6 +13,27 @@
 
 namespace litgrad {
 
+namespace {
+
+// The shape as [outer, n, inner] with the summed dimensions making up n, when they sit together
+// (dimensions of size 1 may be on either side of the boundaries); n = 0 when they do not.
+struct Block {
+  std::int64_t outer = 1, n = 1, inner = 1;
+};
+Block summed_block(const Shape& shape, const std::vector<bool>& reduced) {
+  Block b;
+  int part = 0;  // 0: before the summed dimensions, 1: among them, 2: after them
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1) continue;
+    if (reduced[i] && part == 2) return {1, 0, 1};  // a second run of summed dimensions
+    part = reduced[i] ? 1 : (part == 0 ? 0 : 2);
+    (part == 0 ? b.outer : part == 1 ? b.n : b.inner) *= shape[i];
+  }
+  return b;
+}
+
+}  // namespace
+
 // x: [s_0, ..., s_{n-1}]; result: x's shape with each summed dimension set to 1 (keepdim) or
 // removed. An empty dims list sums over everything, as torch's sum(dim=[]).
 Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim) {
@@ -37,19 +58,29 @@ Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
   std::size_t first_reduced = reduced.size();
   while (first_reduced > 0 && reduced[first_reduced - 1]) --first_reduced;
   const bool suffix = std::find(reduced.begin(), reduced.begin() + first_reduced, true) == reduced.begin() + first_reduced;
+  const Block block = summed_block(x.shape(), reduced);
   if (suffix && x.numel() > 0) {
     const std::int64_t run = x.numel() / y.numel();
     for (std::int64_t o = 0, n = y.numel(); o < n; ++o)
       yv[o] = detail::lane_sum(run, [&](std::int64_t j) { return xv[o * run + j]; });
+  } else if (block.n > 0) {  // the same additions in the same order, as three plain loops
+    for (std::int64_t o = 0; o < block.outer; ++o)
+      for (std::int64_t j = 0; j < block.n; ++j)
+        for (std::int64_t k = 0; k < block.inner; ++k) yv[o * block.inner + k] += xv[(o * block.n + j) * block.inner + k];
   } else {
     detail::for_each_broadcast<1>(x.shape(), {&kept}, [&](std::int64_t i, const auto& o) { yv[o[0]] += xv[i]; });
   }
   const Shape in = x.shape();
-  return detail::record("sum", detail::share_storage(y, out), {x}, [in, kept](const Tensor& g) -> std::vector<Tensor> {
+  return detail::record("sum", detail::share_storage(y, out), {x}, [in, kept, block](const Tensor& g) -> std::vector<Tensor> {
     Tensor gx = detail::uninitialized_tensor(in);  // each element of x receives the gradient of its sum
     double* gxv = gx.data();
     const double* gv = g.data();
-    detail::for_each_broadcast<1>(in, {&kept}, [&](std::int64_t i, const auto& o) { gxv[i] = gv[o[0]]; });
+    if (block.n > 0)
+      for (std::int64_t o = 0; o < block.outer; ++o)
+        for (std::int64_t j = 0; j < block.n; ++j)
+          for (std::int64_t k = 0; k < block.inner; ++k) gxv[(o * block.n + j) * block.inner + k] = gv[o * block.inner + k];
+    else
+      detail::for_each_broadcast<1>(in, {&kept}, [&](std::int64_t i, const auto& o) { gxv[i] = gv[o[0]]; });
     return {gx};
   });
 }
