@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
@@ -68,17 +66,22 @@ void accumulate(Tensor& g, const Tensor& delta, bool fresh = false) {
 
 // Every tensor that the gradient of `root` must pass through, each after all tensors that
 // were computed from it (depth-first, iterative so that a long chain cannot overflow the stack).
-std::vector<TensorImpl*> topological_order(TensorImpl* root) {
+// Each tensor it reaches is marked with `pass`, a number no other pass uses.
+std::vector<TensorImpl*> topological_order(TensorImpl* root, std::uint64_t pass) {
   std::vector<TensorImpl*> order;
-  std::unordered_set<TensorImpl*> seen{root};
   std::vector<std::pair<TensorImpl*, std::size_t>> stack{{root, 0}};
+  order.reserve(32);
+  stack.reserve(32);
+  root->reached_in_pass = pass;
   while (!stack.empty()) {
     auto& [t, next_input] = stack.back();
     const auto* inputs = t->grad_fn ? &t->grad_fn->inputs : nullptr;
     if (inputs && next_input < inputs->size()) {
       const Tensor& in = (*inputs)[next_input++];
-      if (in.defined() && in.requires_grad() && seen.insert(&in.impl()).second)
+      if (in.defined() && in.requires_grad() && in.impl().reached_in_pass != pass) {
+        in.impl().reached_in_pass = pass;
         stack.push_back({&in.impl(), 0});
+      }
     } else {
       order.push_back(t);
       stack.pop_back();
@@ -86,6 +89,34 @@ std::vector<TensorImpl*> topological_order(TensorImpl* root) {
   }
   std::reverse(order.begin(), order.end());  // root first, leaves last
   return order;
+}
+
+// Sends `seed` back through `order` (root first, as topological_order gives it): each step's
+// gradients go to its inputs' pending_grad, or to a leaf's grad. Gradients of intermediate
+// tensors live in pending_grad only while the pass needs them; none is left behind, even when
+// a step throws.
+void propagate(const std::vector<TensorImpl*>& order, TensorImpl& root, const Tensor& seed) {
+  struct ClearPending {
+    const std::vector<TensorImpl*>& order;
+    ~ClearPending() {
+      for (TensorImpl* t : order) t->pending_grad = Tensor();
+    }
+  } clear_pending{order};
+  accumulate(root.grad_fn ? root.pending_grad : root.grad, seed);
+  for (TensorImpl* t : order) {
+    if (!t->grad_fn) continue;  // a leaf: its gradient has arrived in t->grad
+    Node& node = *t->grad_fn;
+    const Tensor g = std::move(t->pending_grad);
+    t->pending_grad = Tensor();
+    const std::vector<Tensor> grads = node.backward(g);
+    for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+      Tensor& in = node.inputs[i];
+      if (!in.defined() || !in.requires_grad() || !grads[i].defined()) continue;
+      auto& target = in.impl();
+      if (target.grad_fn) accumulate(target.pending_grad, grads[i], /*fresh=*/true);
+      else accumulate(target.grad, grads[i]);
+    }
+  }
 }
 
 }  // namespace
@@ -112,30 +143,15 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   }
 
   NoGradGuard no_grad;  // the backward pass computes with tensors but records nothing
-  const auto order = topological_order(&root);
+  static std::atomic<std::uint64_t> passes{0};
+  const auto order = topological_order(&root, ++passes);
   for (const TensorImpl* t : order)
     if (t->grad_fn && !t->grad_fn->backward)
       throw AutogradError(std::string("backward: the graph through ") + t->grad_fn->op +
                           " was already freed by an earlier backward(); pass retain_graph=true "
                           "to the first backward() to run it again");
 
-  // Gradients of intermediate tensors live here only while the pass needs them.
-  std::unordered_map<TensorImpl*, Tensor> pending;
-  accumulate(root.grad_fn ? pending[&root] : root.grad, seed);
-  for (TensorImpl* t : order) {
-    if (!t->grad_fn) continue;  // a leaf: its gradient has arrived in t->grad
-    Node& node = *t->grad_fn;
-    const Tensor g = std::move(pending[t]);
-    pending.erase(t);
-    const std::vector<Tensor> grads = node.backward(g);
-    for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-      Tensor& in = node.inputs[i];
-      if (!in.defined() || !in.requires_grad() || !grads[i].defined()) continue;
-      auto& target = in.impl();
-      if (target.grad_fn) accumulate(pending[&target], grads[i], /*fresh=*/true);
-      else accumulate(target.grad, grads[i]);
-    }
-  }
+  propagate(order, root, seed);
   // Free what each step saved, once the pass is over (`order` points into the graph). From the
   // leaves' end: emptying a Node frees only tensors later in `order`, which are done with.
   // The emptied Nodes stay, to report a second backward() as misuse.

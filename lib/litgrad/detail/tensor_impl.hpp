@@ -1,6 +1,7 @@
 #pragma once
 // What a Tensor handle points to. Only the library's own .cpp files include this.
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -18,6 +19,10 @@ struct TensorImpl {
   bool requires_grad = false;
   Tensor grad;                      // accumulated by backward(); leaves only
   std::shared_ptr<Node> grad_fn;    // the operation that made this tensor; null for a leaf
+  // Kept by backward() while it runs, in the tensor rather than in a map: the number of the
+  // pass that last reached this tensor, and the gradient arriving from the tensors made from it.
+  std::uint64_t reached_in_pass = 0;
+  Tensor pending_grad;
 };
 
 /// A fresh zero-filled tensor with no history.
