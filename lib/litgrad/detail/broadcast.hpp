@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <type_traits>
 
 #include "litgrad/shape.hpp"
 
@@ -74,10 +75,25 @@ void for_each_broadcast(const Shape& out, const std::array<const Shape*, K>& ope
   };
   if (nd <= 2) {  // most do, after merging: a plain loop of rows
     const std::int64_t rows = nd == 2 ? size[0] : 1;
-    for (std::int64_t r = 0; r < rows; ++r) {
-      for (std::size_t k = 0; k < K; ++k) offsets[k] = nd == 2 ? r * strides[k][0] : 0;
-      run(r * inner, offsets);
-    }
+    auto each_row = [&](auto row) {
+      for (std::int64_t r = 0; r < rows; ++r) {
+        for (std::size_t k = 0; k < K; ++k) offsets[k] = nd == 2 ? r * strides[k][0] : 0;
+        row(r * inner, offsets);
+      }
+    };
+    // Short rows (a pair of features, say) with their length fixed, which unrolls them.
+    auto fixed = [&](auto width) {
+      each_row([&](std::int64_t i, std::array<std::int64_t, K> o) {
+        for (std::int64_t j = 0; j < decltype(width)::value; ++j) {
+          f(i + j, o);
+          for (std::size_t k = 0; k < K; ++k) o[k] += inner_stride[k];
+        }
+      });
+    };
+    if (inner == 2) fixed(std::integral_constant<std::int64_t, 2>());
+    else if (inner == 3) fixed(std::integral_constant<std::int64_t, 3>());
+    else if (inner == 4) fixed(std::integral_constant<std::int64_t, 4>());
+    else each_row(run);
     return;
   }
   // Otherwise the outer dimensions advance like an odometer.
