@@ -63,10 +63,13 @@ Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
     const std::int64_t run = x.numel() / y.numel();
     for (std::int64_t o = 0, n = y.numel(); o < n; ++o)
       yv[o] = detail::lane_sum(run, [&](std::int64_t j) { return xv[o * run + j]; });
-  } else if (block.n > 0) {  // the same additions in the same order, as three plain loops
+  } else if (block.n > 0) {  // each result's sum in a register, its terms in the same order
     for (std::int64_t o = 0; o < block.outer; ++o)
-      for (std::int64_t j = 0; j < block.n; ++j)
-        for (std::int64_t k = 0; k < block.inner; ++k) yv[o * block.inner + k] += xv[(o * block.n + j) * block.inner + k];
+      for (std::int64_t k = 0; k < block.inner; ++k) {
+        double total = 0.0;
+        for (std::int64_t j = 0; j < block.n; ++j) total += xv[(o * block.n + j) * block.inner + k];
+        yv[o * block.inner + k] = total;
+      }
   } else {
     detail::for_each_broadcast<1>(x.shape(), {&kept}, [&](std::int64_t i, const auto& o) { yv[o[0]] += xv[i]; });
   }
