@@ -1,4 +1,4 @@
-// The recycling of large blocks described in detail/storage.hpp.
+// The recycling of blocks described in detail/storage.hpp.
 
 #include <cstdlib>
 #include <map>
@@ -11,10 +11,10 @@ namespace litgrad::detail {
 
 namespace {
 
-constexpr std::size_t kLargeBlock = 256 * 1024;
+constexpr std::size_t kRecycled = 1024;  // bytes and more: what glibc serves from its large bins
 constexpr std::size_t kCacheLimit = std::size_t{1} << 30;
 
-// Freed large blocks by size. Owned by the thread; emptied (blocks freed) when the thread ends.
+// Freed blocks by size. Owned by the thread; emptied (blocks freed) when the thread ends.
 struct BlockCache {
   std::multimap<std::size_t, void*> blocks;
   std::size_t bytes = 0;
@@ -31,7 +31,7 @@ BlockCache& cache() {
 }  // namespace
 
 void* allocate_block(std::size_t bytes) {
-  if (bytes >= kLargeBlock) {
+  if (bytes >= kRecycled) {
     auto& c = cache();
     const auto it = c.blocks.find(bytes);
     if (it != c.blocks.end()) {
@@ -48,7 +48,7 @@ void* allocate_block(std::size_t bytes) {
 
 void free_block(void* block, std::size_t bytes) {
   auto& c = cache();
-  if (bytes >= kLargeBlock && c.bytes + bytes <= kCacheLimit) {
+  if (bytes >= kRecycled && c.bytes + bytes <= kCacheLimit) {
     c.blocks.emplace(bytes, block);
     c.bytes += bytes;
     return;

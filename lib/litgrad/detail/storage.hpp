@@ -1,11 +1,14 @@
 #pragma once
 // Where tensors keep their elements. Only the library's own .cpp files include this.
 //
-// Large blocks are recycled: a freed block of 256 KiB or more is kept (up to 1 GiB in all, per
-// thread) and handed to the next request of the same size. Attention allocates and frees the
-// same large score matrices on every step; without this, each of them would come fresh from the
-// operating system, and page faults would cost as much as the arithmetic. Small blocks go to
-// malloc as usual. Recycling changes where numbers live, never what they are.
+// Blocks of 1 KiB or more are recycled: a freed one is kept (up to 1 GiB in all, per thread)
+// and handed to the next request of the same size. A training loop allocates and frees the same
+// sizes on every step. Without this, attention's large score matrices would come fresh from the
+// operating system each time, and page faults would cost as much as the arithmetic; and each
+// request of 1 KiB or more (a small model's activations) would make glibc's malloc, which
+// serves such sizes from its "large bins", first gather up every small chunk freed since (its
+// malloc_consolidate). Smaller blocks go to malloc as usual. Recycling changes where numbers
+// live, never what they are.
 
 #include <cstddef>
 #include <vector>
