@@ -58,11 +58,16 @@ Tensor binary(const char* op, const Tensor& a, const Tensor& b, F f, DFA dfa, DF
     Tensor ga = a.requires_grad() ? empty_tensor(a.shape()) : Tensor();
     Tensor gb = b.requires_grad() ? empty_tensor(b.shape()) : Tensor();
     const double *av = a.data(), *bv = b.data(), *gv = g.data();
-    double *gav = ga.defined() ? ga.data() : nullptr, *gbv = gb.defined() ? gb.data() : nullptr;
-    for_each_broadcast<2>(g.shape(), {&a.shape(), &b.shape()}, [&](std::int64_t i, const auto& o) {
-      if (gav) gav[o[0]] += dfa(av[o[0]], bv[o[1]], gv[i]);
-      if (gbv) gbv[o[1]] += dfb(av[o[0]], bv[o[1]], gv[i]);
-    });
+    if (ga.defined()) {
+      double* gav = ga.data();
+      for_each_broadcast<2>(g.shape(), {&a.shape(), &b.shape()},
+                            [&](std::int64_t i, const auto& o) { gav[o[0]] += dfa(av[o[0]], bv[o[1]], gv[i]); });
+    }
+    if (gb.defined()) {
+      double* gbv = gb.data();
+      for_each_broadcast<2>(g.shape(), {&a.shape(), &b.shape()},
+                            [&](std::int64_t i, const auto& o) { gbv[o[1]] += dfb(av[o[0]], bv[o[1]], gv[i]); });
+    }
     return {ga, gb};
   });
 }
