@@ -79,9 +79,11 @@ Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
     double* gxv = gx.data();
     const double* gv = g.data();
     if (block.n > 0)
-      for (std::int64_t o = 0; o < block.outer; ++o)
-        for (std::int64_t j = 0; j < block.n; ++j)
-          for (std::int64_t k = 0; k < block.inner; ++k) gxv[(o * block.n + j) * block.inner + k] = gv[o * block.inner + k];
+      detail::with_short_width(block.inner, [&](auto inner) {
+        for (std::int64_t o = 0; o < block.outer; ++o)
+          for (std::int64_t j = 0; j < block.n; ++j)
+            for (std::int64_t k = 0; k < inner; ++k) gxv[(o * block.n + j) * inner + k] = gv[o * inner + k];
+      });
     else
       detail::for_each_broadcast<1>(in, {&kept}, [&](std::int64_t i, const auto& o) { gxv[i] = gv[o[0]]; });
     return {gx};

@@ -34,6 +34,19 @@ inline Strides broadcast_strides(const Shape& shape, const Shape& out) {
   return strides;
 }
 
+/// Calls f(width) with `width` = n: a compile-time constant (std::integral_constant) for n from 2
+/// to 4, so that a loop of `width` iterations unrolls (short rows, such as a pair of features,
+/// cost more in loop control than in arithmetic), and a plain std::int64_t otherwise.
+template <class F>
+void with_short_width(std::int64_t n, F&& f) {
+  switch (n) {
+    case 2: return f(std::integral_constant<std::int64_t, 2>());
+    case 3: return f(std::integral_constant<std::int64_t, 3>());
+    case 4: return f(std::integral_constant<std::int64_t, 4>());
+    default: return f(n);
+  }
+}
+
 /// Calls f(i, offsets) for every element i (row-major) of `out`, where offsets[k] is the
 /// position of the matching element of operand k, whose shape broadcasts to `out`.
 template <std::size_t K, class F>
@@ -67,40 +80,28 @@ void for_each_broadcast(const Shape& out, const std::array<const Shape*, K>& ope
   const std::int64_t inner = size[nd - 1];
   std::array<std::int64_t, K> inner_stride{};
   for (std::size_t k = 0; k < K; ++k) inner_stride[k] = strides[k][nd - 1];
-  auto run = [&](std::int64_t i, std::array<std::int64_t, K> o) {  // the innermost dimension
-    for (std::int64_t j = 0; j < inner; ++j) {
+  // The innermost dimension, of `width` elements (a constant for short rows).
+  auto run = [&](std::int64_t i, std::array<std::int64_t, K> o, auto width) {
+    for (std::int64_t j = 0; j < width; ++j) {
       f(i + j, o);
       for (std::size_t k = 0; k < K; ++k) o[k] += inner_stride[k];
     }
   };
   if (nd <= 2) {  // most do, after merging: a plain loop of rows
     const std::int64_t rows = nd == 2 ? size[0] : 1;
-    auto each_row = [&](auto row) {
+    with_short_width(inner, [&](auto width) {
       for (std::int64_t r = 0; r < rows; ++r) {
         for (std::size_t k = 0; k < K; ++k) offsets[k] = nd == 2 ? r * strides[k][0] : 0;
-        row(r * inner, offsets);
+        run(r * inner, offsets, width);
       }
-    };
-    // Short rows (a pair of features, say) with their length fixed, which unrolls them.
-    auto fixed = [&](auto width) {
-      each_row([&](std::int64_t i, std::array<std::int64_t, K> o) {
-        for (std::int64_t j = 0; j < decltype(width)::value; ++j) {
-          f(i + j, o);
-          for (std::size_t k = 0; k < K; ++k) o[k] += inner_stride[k];
-        }
-      });
-    };
-    if (inner == 2) fixed(std::integral_constant<std::int64_t, 2>());
-    else if (inner == 3) fixed(std::integral_constant<std::int64_t, 3>());
-    else if (inner == 4) fixed(std::integral_constant<std::int64_t, 4>());
-    else each_row(run);
+    });
     return;
   }
   // Otherwise the outer dimensions advance like an odometer.
   Strides index(nd, 0);
   const std::int64_t total = numel(size);
   for (std::int64_t i = 0; i < total; i += inner) {
-    run(i, offsets);
+    run(i, offsets, inner);
     for (std::size_t d = nd - 1; d-- > 0;) {
       for (std::size_t k = 0; k < K; ++k) offsets[k] += strides[k][d];
       if (++index[d] < size[d]) break;
