@@ -35,8 +35,8 @@ void small_product_plain(double* c, bool overwrite, const double* a, std::int64_
 
 namespace {
 
-// W doubles in SIMD registers, with arithmetic lane by lane: GCC's vector types, which the
-// compiler keeps in registers (it spills Eigen's fixed-size vectors here to the stack).
+// W doubles in SIMD registers, with arithmetic lane by lane: GCC's (and Clang's) vector types,
+// which the compiler keeps in registers (it spills Eigen's fixed-size vectors here to the stack).
 template <int W>
 struct Simd {
   typedef double type __attribute__((vector_size(W * sizeof(double))));
@@ -142,7 +142,6 @@ void row_sums_all(const RowSums& r) {
 void dot_products(double* c, bool overwrite, const double* a, std::int64_t a_row, const double* b,
                   std::int64_t b_col, std::int64_t n, std::int64_t k, std::int64_t m) {
   using Lanes = Simd<4>::type;
-  using Picks = long long __attribute__((vector_size(4 * sizeof(long long))));
   const std::int64_t chunks = (k + 3) / 4, whole = k / 4;
   auto lanes = [&](const double* x, const double* y) {  // the four partial sums of x . y
     auto chunk = [&](std::int64_t q) {
@@ -167,10 +166,10 @@ void dot_products(double* c, bool overwrite, const double* a, std::int64_t a_row
       const Lanes s2 = lanes(a + (i + 2) * a_row, y), s3 = lanes(a + (i + 3) * a_row, y);
       // [s0[0] + s0[1], s1[0] + s1[1], s0[2] + s0[3], s1[2] + s1[3]], and likewise for s2, s3;
       // then the first halves plus the second: row r's (s[0] + s[1]) + (s[2] + s[3]) in lane r.
-      const Lanes pairs01 = __builtin_shuffle(s0, s1, Picks{0, 4, 2, 6}) + __builtin_shuffle(s0, s1, Picks{1, 5, 3, 7});
-      const Lanes pairs23 = __builtin_shuffle(s2, s3, Picks{0, 4, 2, 6}) + __builtin_shuffle(s2, s3, Picks{1, 5, 3, 7});
-      const Lanes totals = (__builtin_shuffle(pairs01, pairs23, Picks{0, 1, 4, 5}) +
-                            __builtin_shuffle(pairs01, pairs23, Picks{2, 3, 6, 7})) + 0.0;
+      const Lanes pairs01 = __builtin_shufflevector(s0, s1, 0, 4, 2, 6) + __builtin_shufflevector(s0, s1, 1, 5, 3, 7);
+      const Lanes pairs23 = __builtin_shufflevector(s2, s3, 0, 4, 2, 6) + __builtin_shufflevector(s2, s3, 1, 5, 3, 7);
+      const Lanes totals = (__builtin_shufflevector(pairs01, pairs23, 0, 1, 4, 5) +
+                            __builtin_shufflevector(pairs01, pairs23, 2, 3, 6, 7)) + 0.0;
       for (int r = 0; r < 4; ++r) put(i + r, j, totals[r]);
     }
     for (; i < n; ++i) {
