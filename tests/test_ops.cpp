@@ -216,6 +216,30 @@ TEST_CASE("softmax rows are probability distributions") {
   }
 }
 
+TEST_CASE("softmax along the last dimension, many rows at a time, gives the bits of softmax along a strided one, slice by slice") {
+  // Contiguous rows take softmax_rows (a block's exponentials in one stream); strided slices
+  // take softmax_slice (which also leaves out trailing -inf). Rows of 1 to 70 elements, more
+  // than one block of 32 rows, with -inf tails (a causal mask), whole -inf rows, NaN and inf.
+  Generator gen(70);
+  for (const std::int64_t n : {1, 2, 7, 8, 9, 33, 70})
+    for (const std::int64_t rows : {1, 5, 40, 77}) {
+      Tensor x = randn({rows, n}, gen) * 3.0;
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t j = 0; j < n; ++j) {
+          double& v = x.data()[r * n + j];
+          if (r % 4 == 1 && j > r % n) v = -INFINITY;  // a causal row
+          if (r % 9 == 2) v = -INFINITY;               // a row of only -inf
+          if (r % 13 == 3 && j == r % n) v = NAN;
+          if (r % 17 == 4 && j == r % n) v = INFINITY;
+        }
+      CAPTURE(n);
+      CAPTURE(rows);
+      const Tensor along_rows = softmax(x, -1);
+      const Tensor along_columns = transpose(softmax(transpose(x, 0, 1), 0), 0, 1);
+      CHECK(test::identical(along_rows, along_columns));
+    }
+}
+
 TEST_CASE("softmax gives a -inf score weight exactly 0, and a row of only -inf gives NaN, as torch") {
   const Tensor w = softmax(tensor({{0, -INFINITY, 1}, {-INFINITY, -INFINITY, -INFINITY}}), 1);
   CHECK(w.at({0, 1}) == 0.0);
