@@ -90,21 +90,37 @@ struct RowSums {
   std::int64_t y_row, count, k, w;
 };
 
-// W of the w columns, one lane each; K as in four_sums.
+// Row i of the result, `total`, into its place.
+template <int W, class Row>
+void put_row(const RowSums& r, std::int64_t i, Row total) {
+  double* out = r.out + i * r.out_row;
+  if (r.out_step == 1) {
+    if (!r.overwrite) total += load<W>(out);
+    std::memcpy(out, &total, sizeof total);
+  } else {
+    double t[W];
+    std::memcpy(t, &total, sizeof t);
+    for (int j = 0; j < W; ++j) out[j * r.out_step] = r.overwrite ? t[j] : out[j * r.out_step] + t[j];
+  }
+}
+
+// W of the w columns, one lane each; K as in four_sums. With fewer than four terms, every row
+// uses the same K rows y_p: they are loaded once, into registers (the compiler would load them
+// again after each row's store, which might have written them).
 template <int W, int K>
 void row_sums(const RowSums& r) {
   using Row = typename Simd<W>::type;
-  for (std::int64_t i = 0; i < r.count; ++i) {
-    const double* x = r.x + i * r.x_row;
-    Row total = four_sums<Row, K>(r.k, [&](std::int64_t p) { return x[p * r.x_step] * load<W>(r.y + p * r.y_row); });
-    double* out = r.out + i * r.out_row;
-    if (r.out_step == 1) {
-      if (!r.overwrite) total += load<W>(out);
-      std::memcpy(out, &total, sizeof total);
-    } else {
-      double t[W];
-      std::memcpy(t, &total, sizeof t);
-      for (int j = 0; j < W; ++j) out[j * r.out_step] = r.overwrite ? t[j] : out[j * r.out_step] + t[j];
+  if constexpr (K > 0) {
+    Row ys[K];
+    for (int p = 0; p < K; ++p) ys[p] = load<W>(r.y + p * r.y_row);
+    for (std::int64_t i = 0; i < r.count; ++i) {
+      const double* x = r.x + i * r.x_row;
+      put_row<W>(r, i, four_sums<Row, K>(K, [&](std::int64_t p) { return x[p * r.x_step] * ys[p]; }));
+    }
+  } else {
+    for (std::int64_t i = 0; i < r.count; ++i) {
+      const double* x = r.x + i * r.x_row;
+      put_row<W>(r, i, four_sums<Row, K>(r.k, [&](std::int64_t p) { return x[p * r.x_step] * load<W>(r.y + p * r.y_row); }));
     }
   }
 }
