@@ -81,9 +81,12 @@ Tensor product(const Tensor& a, const Tensor& b, bool b_transposed, const Tensor
   out.push_back(rows(a));
   out.push_back(m);
   Tensor y = detail::uninitialized_tensor(out);
-  if (bias.defined())
+  if (bias.defined()) {
+    const double* bv = bias.data();
+    double* yv = y.data();
     for (std::int64_t i = 0, count = numel(out) / std::max<std::int64_t>(m, 1); i < count; ++i)
-      std::copy_n(bias.data(), m, y.data() + i * m);
+      for (std::int64_t j = 0; j < m; ++j) yv[i * m + j] = bv[j];
+  }
   batched_gemm(batch, y, a, false, b, b_transposed, /*accumulate=*/bias.defined());
   // y = a b  =>  da = g bᵀ, db = aᵀ g;  y = a bᵀ  =>  da = g b, db = gᵀ a.  Each is summed over
   // the batch dimensions its operand was broadcast along (batched_gemm sums them).
