@@ -38,7 +38,8 @@ Tensor record(const char* op, const Tensor& value, std::vector<Tensor> inputs, B
   if (!any) return value;
   Tensor out = share_storage(value, value.shape());
   out.impl().requires_grad = true;
-  out.impl().grad_fn = std::make_shared<Node>(op, std::move(inputs), std::move(backward));
+  out.impl().grad_fn =
+      std::allocate_shared<Node>(RecyclingAllocator<Node>(), op, std::move(inputs), std::move(backward));
   return out;
 }
 

@@ -28,8 +28,9 @@ Tensor make_tensor(const Shape& shape, DType dtype, bool zero) {
   for (auto s : shape)
     if (s < 0) throw ValueError("tensor: negative size in shape " + to_string(shape));
   const auto n = static_cast<std::size_t>(litgrad::numel(shape));
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = zero ? std::make_shared<Storage>(n, 0.0) : std::make_shared<Storage>(n);
+  auto impl = std::allocate_shared<TensorImpl>(RecyclingAllocator<TensorImpl>());
+  impl->storage = zero ? std::allocate_shared<Storage>(RecyclingAllocator<Storage>(), n, 0.0)
+                       : std::allocate_shared<Storage>(RecyclingAllocator<Storage>(), n);
   impl->shape = shape;
   impl->dtype = dtype;
   return Tensor(std::move(impl));
@@ -40,7 +41,7 @@ Tensor empty_tensor(const Shape& shape, DType dtype) { return make_tensor(shape,
 Tensor uninitialized_tensor(const Shape& shape, DType dtype) { return make_tensor(shape, dtype, false); }
 
 Tensor share_storage(const Tensor& x, const Shape& shape) {
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = std::allocate_shared<TensorImpl>(RecyclingAllocator<TensorImpl>());
   impl->storage = x.impl().storage;
   impl->shape = shape;
   impl->dtype = x.dtype();

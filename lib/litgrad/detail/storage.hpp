@@ -1,14 +1,18 @@
 #pragma once
 // Where tensors keep their elements. Only the library's own .cpp files include this.
 //
-// Blocks of 1 KiB or more are recycled: a freed one is kept (up to 1 GiB in all, per thread)
-// and handed to the next request of the same size. A training loop allocates and frees the same
-// sizes on every step. Without this, attention's large score matrices would come fresh from the
-// operating system each time, and page faults would cost as much as the arithmetic; and each
-// request of 1 KiB or more (a small model's activations) would make glibc's malloc, which
-// serves such sizes from its "large bins", first gather up every small chunk freed since (its
-// malloc_consolidate). Smaller blocks go to malloc as usual. Recycling changes where numbers
-// live, never what they are.
+// Freed blocks are recycled, per thread: a training loop allocates and frees the same sizes on
+// every step.
+//  - Blocks of 1 KiB or more are kept (up to 1 GiB in all) and handed to the next request of
+//    the same size. Attention's large score matrices would otherwise come fresh from the
+//    operating system each time, and page faults would cost as much as the arithmetic. And
+//    glibc's malloc serves such sizes from its "large bins": each request would first gather
+//    up every small chunk freed since (its malloc_consolidate).
+//  - Smaller ones are kept in classes of 64 bytes, up to 256 per class (at most 4 MiB): a small
+//    model's tensors, and through RecyclingAllocator the records that hold them (TensorImpl,
+//    Storage, Node), outnumber what glibc's per-thread cache keeps.
+// Recycling changes where numbers live, never what they are. Under AddressSanitizer it is off,
+// so that the sanitizer sees every block's lifetime and size.
 
 #include <cstddef>
 #include <vector>
