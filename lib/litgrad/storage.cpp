@@ -67,8 +67,9 @@ void* allocate_block(std::size_t bytes) {
   if (!kRecycling || cache_gone) return fresh(bytes);
   auto& c = cache();
   if (bytes < kRecycled) {
-    auto& stack = c.small[small_class(bytes)];
-    if (stack.empty()) return fresh((small_class(bytes) + 1) * kClass);
+    const std::size_t k = small_class(bytes);
+    auto& stack = c.small[k];
+    if (stack.empty()) return fresh((k + 1) * kClass);
     void* block = stack.back();
     stack.pop_back();
     return block;

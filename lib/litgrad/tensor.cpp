@@ -24,29 +24,29 @@ const char* to_string(DType dtype) {
 namespace detail {
 
 namespace {
+// A tensor with no history over `storage`, under `shape` (its record from the recycled blocks).
+Tensor tensor_over(std::shared_ptr<Storage> storage, const Shape& shape, DType dtype) {
+  auto impl = std::allocate_shared<TensorImpl>(RecyclingAllocator<TensorImpl>());
+  impl->storage = std::move(storage);
+  impl->shape = shape;
+  impl->dtype = dtype;
+  return Tensor(std::move(impl));
+}
+
 Tensor make_tensor(const Shape& shape, DType dtype, bool zero) {
   for (auto s : shape)
     if (s < 0) throw ValueError("tensor: negative size in shape " + to_string(shape));
   const auto n = static_cast<std::size_t>(litgrad::numel(shape));
-  auto impl = std::allocate_shared<TensorImpl>(RecyclingAllocator<TensorImpl>());
-  impl->storage = zero ? std::allocate_shared<Storage>(RecyclingAllocator<Storage>(), n, 0.0)
-                       : std::allocate_shared<Storage>(RecyclingAllocator<Storage>(), n);
-  impl->shape = shape;
-  impl->dtype = dtype;
-  return Tensor(std::move(impl));
+  const RecyclingAllocator<Storage> blocks;
+  return tensor_over(zero ? std::allocate_shared<Storage>(blocks, n, 0.0) : std::allocate_shared<Storage>(blocks, n),
+                     shape, dtype);
 }
 }  // namespace
 
 Tensor empty_tensor(const Shape& shape, DType dtype) { return make_tensor(shape, dtype, true); }
 Tensor uninitialized_tensor(const Shape& shape, DType dtype) { return make_tensor(shape, dtype, false); }
 
-Tensor share_storage(const Tensor& x, const Shape& shape) {
-  auto impl = std::allocate_shared<TensorImpl>(RecyclingAllocator<TensorImpl>());
-  impl->storage = x.impl().storage;
-  impl->shape = shape;
-  impl->dtype = x.dtype();
-  return Tensor(std::move(impl));
-}
+Tensor share_storage(const Tensor& x, const Shape& shape) { return tensor_over(x.impl().storage, shape, x.dtype()); }
 
 void require_nonempty(const char* op, const Tensor& x) {
   if (x.numel() == 0)
