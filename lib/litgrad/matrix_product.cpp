@@ -38,10 +38,9 @@ using RowMap = Eigen::Map<RowMajorMatrix>;
 // calls whose column counts leave nothing to those (see split_columns), and the last columns
 // go through a copy of B's last columns padded with zeros to a width that does (Eigen splits
 // each sum into the same blocks in every call: their length depends on k alone). Otherwise, and
-// for the coefficient-based product, we hand Eigen
-// zero-padded copies: whole tiles for GEMM, whole SIMD packets of rows for the coefficient-based
-// product; then we copy the product out. GEMM pays for its packing only when all three sizes
-// are large. Products with short sums (k <= 8, such as a Linear layer on two features), with
+// for the coefficient-based product, we hand Eigen zero-padded copies: whole tiles for GEMM,
+// whole SIMD packets of rows for the coefficient-based product; then we copy the product out.
+// GEMM pays for its packing only when all three sizes are large. Products with short sums (k <= 8, such as a Linear layer on two features), with
 // few outputs each summing many terms (a weight's gradient summed over a whole batch, where
 // Eigen's coefficient path would run one long dependent chain per output), and tiny ones go to
 // detail::small_product, which adds every element's products in one fixed order of its own.
