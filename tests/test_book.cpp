@@ -48,3 +48,25 @@ TEST_CASE("a chapter's command line takes --emit DIR and doctest's options, and 
 TEST_CASE("figure names must be plain words, since they become file names") {
   CHECK_THROWS_WITH_AS(book::figure("../x", Json()), "figure: name '../x' must be letters, digits, '_' and '-' only", ValueError);
 }
+
+TEST_CASE("a measured number's bound says what it holds and shows it as the page does") {
+  CHECK(book::at_most(1e-15).holds(1e-15));
+  CHECK_FALSE(book::below(1e-15).holds(1e-15));
+  CHECK(book::above(0.5).holds(0.51));
+  CHECK(book::at_least(2).holds(2));
+  CHECK(book::exactly(0).holds(0.0));
+  CHECK_FALSE(book::exactly(0).holds(1e-300));
+  CHECK(book::within(0.058, 0.875).holds(0.9));
+  CHECK_FALSE(book::within(0.058, 0.875).holds(0.95));
+  CHECK_FALSE(book::at_most(1).holds(NAN));
+  CHECK(book::at_most(1e-15).text() == "≤ 1e-15");
+  CHECK(book::within(0.058, 0.875).text() == "within 0.058 of 0.875");
+  CHECK_THROWS_WITH_AS(book::within(0, 1), "within: tolerance 0 must be positive", ValueError);
+  CHECK_THROWS_WITH_AS(book::measured("x", 1, ""), "measured: 'x' needs a description of what it is, for the page",
+                       ValueError);
+}
+
+// The page must not state a bound the number misses: this test passes only if measured() fails it.
+TEST_CASE("a measured number outside the bound the page states fails its claim" * doctest::should_fail()) {
+  book::measured("largest error", 2.0, "a number over its bound", book::at_most(1.0));
+}

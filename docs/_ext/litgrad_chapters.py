@@ -1,26 +1,33 @@
-"""Sphinx extension: renders litgrad's chapters, their claims and figures, and the claims page.
+"""Sphinx extension: renders litgrad's chapters as pages, and the pages that summarise them.
 
-A chapter is a C++ file in sphinx-gallery's style (see shared/STYLE.md): a leading comment
-block is the title and introduction; a ``// %% Heading`` line starts a section and ``// %%``
-alone a block of prose, each followed by ``//`` lines of reST; everything else is code, shown
-in file order. This extension reads such a file as a page:
+How a chapter file is laid out, and why, is in ``docs/authoring.rst``; ``litgrad_source`` reads
+it. This extension turns a read chapter into a page:
 
-* every ``TEST_CASE("claim")`` gets, right after the prose before it, a box with the claim's
-  verdict, its name and what it measured, and after its code what it printed, all taken from
-  the run of the chapter that wrote ``claims.json`` (``--emit``); a claim that failed or did
-  not run stops the build, naming the claim;
-* ``.. figure:: NAME`` with NAME a figure the chapter emitted is drawn by matplotlib from the
-  emitted description and shown;
-* the page offers the source file for download.
+* the title, a line of links to the previous and next chapters and the course, what the chapter
+  assumes, its claims and its time, then the introduction;
+* prose as reST; code in file order, folded code as a closed ``<details>`` box;
+* after each claim's test, a box with the verdict of the run that built the page (``--emit``
+  wrote ``claims.json``), every number it measured with what that number is and the bound it was
+  held to, then what the claim printed;
+* ``.. figure:: NAME``, with NAME a figure the chapter emitted, drawn by matplotlib
+  (``litgrad_figures``) twice: for wide screens and for phones;
+* at the end, the chapter's exercises (``litgrad_exercises``).
+
+A page is never built from a run whose claims failed or did not run, nor with a figure that
+was not emitted or was emitted and shown nowhere: the build stops, naming the file, the line and
+the claim.
+
+Directives for other pages: ``.. litgrad-course::`` (the course: every chapter, what it shows,
+what it assumes, its claims and time), ``.. litgrad-claims::`` (every claim with its verdict and
+measured values), ``.. litgrad-used-in:: litgrad/header.hpp`` (the chapters whose code uses that
+header's names), ``.. litgrad-api:: litgrad/header.hpp`` (the header's public symbols through
+Breathe), ``.. litgrad-output:: NAME`` (what a program emitted into ``book/NAME/output.txt``).
 
 Config (set with ``-D`` by CMake): ``litgrad_build_dir``, where chapter ``NN_topic`` emitted into
-``book/NN_topic`` and where figures are drawn to.
-
-Also: ``.. litgrad-claims::`` (every claim of every chapter, with verdict and measured values),
-``.. litgrad-used-in:: litgrad/header.hpp`` (the chapters whose code uses that header's names,
-from Doxygen's XML), MathJax served from the build (Debian's libjs-mathjax, no network), and a
-root ``index.html`` that leads to ``docs/index.html``.
+``book/NN_topic``, where ``book/NN_topic.run.json`` holds its run time, and where figures are
+drawn to.
 """
+import html
 import json
 import os
 import re
@@ -28,85 +35,72 @@ import shutil
 import xml.etree.ElementTree as ElementTree
 
 from docutils import nodes
-from docutils.parsers.rst import Directive, directives
+from docutils.parsers.rst import Directive
 from docutils.statemachine import StringList
 from sphinx.errors import SphinxError
 from sphinx.parsers import RSTParser
+from sphinx.util.nodes import nested_parse_with_titles
 
+import litgrad_exercises
 import litgrad_figures
+import litgrad_ledger
+import litgrad_performance
+import litgrad_source
 
-TEST_CASE = re.compile(r'TEST_CASE\("((?:[^"\\]|\\.)*)"\)')
-FIGURE = re.compile(r"^(\s*)\.\. figure:: ([A-Za-z0-9_-]+)\s*$")
-CHAPTER_FILE = re.compile(r"^chapters/(\d\d_[A-Za-z0-9_]+)$")
+CHAPTER_DOC = re.compile(r"^chapters/(\d\d_[a-z0-9_]+)$")
 
 
-class ClaimError(SphinxError):
-    category = "litgrad claim"
+class ChapterError(SphinxError):
+    category = "litgrad chapter"
+
+
+def source_error(e):
+    return ChapterError(str(e))
 
 
 # ------------------------------------------------------------------------------------------
-# Reading a chapter file
+# What the run of a chapter left in the build folder
 
 
-def split_chapter(text):
-    """The chapter as a list of blocks: ("header", lines), ("prose", heading, lines), ("code", first_line, lines)."""
-    lines = text.split("\n")
-    blocks, i = [], 0
-    header = []
-    while i < len(lines) and lines[i].startswith("//"):
-        header.append(lines[i])
-        i += 1
-    blocks.append(("header", [strip_comment(l) for l in header]))
-    code, code_start = [], i + 1
-    while i < len(lines):
-        line = lines[i]
-        marker = re.match(r"^// %%(.*)$", line)
-        if marker:
-            flush_code(blocks, code, code_start)
-            code = []
-            prose = []
-            i += 1
-            while i < len(lines) and lines[i].startswith("//"):
-                prose.append(strip_comment(lines[i]))
-                i += 1
-            blocks.append(("prose", marker.group(1).strip(), prose))
-            code_start = i + 1
-            continue
-        code.append(line)
-        i += 1
-    flush_code(blocks, code, code_start)
-    return blocks
-
-
-def strip_comment(line):
-    return line[3:] if line.startswith("// ") else line[2:]
-
-
-def flush_code(blocks, code, first_line):
-    while code and not code[0].strip():
-        code.pop(0)
-        first_line += 1
-    while code and not code[-1].strip():
-        code.pop()
-    if code:
-        blocks.append(("code", first_line, code))
-
-
-def claim_names(code_lines):
-    unescape = lambda s: re.sub(r"\\(.)", r"\1", s)  # C string escapes: \" and \\
-    return [unescape(m.group(1)) for m in TEST_CASE.finditer("\n".join(code_lines))]
-
-
-def claim_label(chapter, index):
-    return f"claim-{chapter}-{index + 1}"
+def emitted_dir(build_dir, chapter):
+    return os.path.join(build_dir, "book", chapter)
 
 
 def load_claims(build_dir, chapter):
-    path = os.path.join(build_dir, "book", chapter, "claims.json")
+    path = os.path.join(emitted_dir(build_dir, chapter), "claims.json")
     if not os.path.exists(path):
-        raise ClaimError(f"{chapter}: no {path}; run the chapter with --emit first (the docs target does)")
+        raise ChapterError(f"chapters/{chapter}.cpp: no {path}; the docs target runs the chapter with "
+                           f"--emit first (cmake --build build --target litgrad_docs)")
     with open(path, encoding="utf-8") as f:
         return path, {c["name"]: c for c in json.load(f)}
+
+
+def load_run(build_dir, chapter):
+    """The chapter's run time: {"wall_seconds", "cpu_seconds", "budget_seconds"}, or None."""
+    path = os.path.join(build_dir, "book", f"{chapter}.run.json")
+    if not os.path.exists(path):
+        return path, None
+    with open(path, encoding="utf-8") as f:
+        return path, json.load(f)
+
+
+def emitted_figures(build_dir, chapter):
+    folder = os.path.join(emitted_dir(build_dir, chapter), "figures")
+    if not os.path.isdir(folder):
+        return {}
+    return {f[:-5]: os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith(".json")}
+
+
+def read_chapters(srcdir):
+    """Every chapter of the book, read, in number order: a list of litgrad_source.Source."""
+    try:
+        return [litgrad_source.read(p) for p in litgrad_source.chapter_files(srcdir)]
+    except litgrad_source.SourceError as e:
+        raise source_error(e)
+
+
+# ------------------------------------------------------------------------------------------
+# Text helpers
 
 
 def format_number(v):
@@ -117,11 +111,54 @@ def format_number(v):
 
 def rst_text(text):
     """Text as reST shows it literally: every character with meaning in reST escaped."""
-    return re.sub(r"([\\`*_|<>\[\]:])", r"\\\1", text)
+    return re.sub(r"([\\`*_|<>\[\]:])", r"\\\1", str(text))
+
+
+def literal(text):
+    return "``" + str(text).replace("`", "'") + "``"
 
 
 def indent(lines, by="   "):
     return [by + l if l else "" for l in lines]
+
+
+def claim_label(chapter, index):
+    return f"claim-{chapter}-{index + 1}"
+
+
+def measured_lines(m):
+    """One measured value as a reST bullet: its name and value, the bound, what it is."""
+    bound = f" ({rst_text(m['bound'])})" if m.get("bound") else ""
+    return [f"* {rst_text(m['name'])} = **{format_number(m['value'])}**{bound}: {rst_text(m['description'])}"]
+
+
+def chapter_link(source):
+    return f":doc:`{rst_text(source.title)} </chapters/{source.name}>`"
+
+
+def assumes_text(source, by_number):
+    items = litgrad_source.assumed(source, set(by_number))
+    if not items:
+        return "nothing but curiosity"
+    return ", ".join(chapter_link(by_number[i]) if isinstance(i, int) else rst_text(i) for i in items)
+
+
+def time_text(run):
+    if not run:
+        return "time not measured in this build"
+    return f"{run['wall_seconds']:.1f} s on one core"
+
+
+def figure_rst(indentation, chapter, name, env, build_dir, description):
+    """The reST of one figure: the wide drawing, with the narrow one added after parsing."""
+    env.note_dependency(description)
+    png_dir = os.path.join(build_dir, "figures", chapter)
+    wide, narrow, smallest = litgrad_figures.draw_both(description, png_dir, name)
+    rel = lambda p: os.path.relpath(p, os.path.join(env.srcdir, os.path.dirname(env.docname)))
+    pad = indentation
+    return [f"{pad}.. figure:: {rel(wide)}", f"{pad}   :alt: figure {name}", f"{pad}   :width: 100%",
+            f"{pad}   :name: {litgrad_source.figure_id(chapter, name)}", f"{pad}   :figclass: litgrad-figure",
+            f"{pad}   :class: litgrad-wide litgrad-text-{smallest['wide']}"], (rel(narrow), smallest["narrow"])
 
 
 class ChapterParser(RSTParser):
@@ -131,126 +168,266 @@ class ChapterParser(RSTParser):
 
     def parse(self, inputstring, document):
         env = document.settings.env
-        docname = env.docname
-        match = CHAPTER_FILE.match(docname)
+        match = CHAPTER_DOC.match(env.docname)
         if not match:
-            raise SphinxError(f"{docname}: chapters are named chapters/NN_topic.cpp")
+            raise ChapterError(f"{env.docname}: a chapter is a file chapters/NN_topic.cpp")
         chapter = match.group(1)
+        path = f"chapters/{chapter}.cpp"
+        try:
+            source = litgrad_source.parse(inputstring, path)
+            book = read_chapters(env.srcdir)
+        except litgrad_source.SourceError as e:
+            raise source_error(e)
         build_dir = env.config.litgrad_build_dir
         claims_path, claims = load_claims(build_dir, chapter)
         env.note_dependency(claims_path)
-        rst = self.to_rst(chapter, split_chapter(inputstring), claims, build_dir, env)
+        run_path, run = load_run(build_dir, chapter)
+        env.note_dependency(run_path)
+        self.narrow = {}
+        rst = self.to_rst(source, book, claims, run, build_dir, env)
         super().parse("\n".join(rst), document)
+        add_narrow_images(document, self.narrow)
 
-    def to_rst(self, chapter, blocks, claims, build_dir, env):
-        out, index, pending_prose = [], 0, None
-        source_name = chapter + ".cpp"
-        for n, block in enumerate(blocks):
-            kind = block[0]
-            if kind == "header":
-                out += block[1]
-                out += ["", f":download:`Download this chapter ({source_name}) <{source_name}>` · "
-                            f"run it: ``build/chapters/{chapter}`` · every claim below is a test run by ``ctest``", ""]
-            elif kind == "prose":
-                heading, prose = block[1], block[2]
-                if heading:
-                    out += ["", heading, "-" * (len(heading) + 4), ""]
-                out += self.figures(prose, chapter, build_dir, env) + [""]
-                following = blocks[n + 1] if n + 1 < len(blocks) and blocks[n + 1][0] == "code" else None
-                for name in claim_names(following[2]) if following else []:
-                    out += self.claim_box(chapter, index, name, claims)
-                    index += 1
-            else:
-                first_line, code = block[1], block[2]
-                out += ["", ".. code-block:: cpp", f"   :lineno-start: {first_line}", ""] + indent(code) + [""]
-                for name in claim_names(code):
-                    printed = claims.get(name, {}).get("output", "").rstrip("\n")
-                    if printed:
-                        out += ["", ".. container:: litgrad-printed", "", "   It prints:", "",
-                                "   .. code-block:: text", ""] + indent(printed.split("\n"), "      ") + [""]
-        claimed = [name for b in blocks if b[0] == "code" for name in claim_names(b[2])]
-        if index != len(claimed):
-            raise ClaimError(f"{chapter}: {len(claimed) - index} TEST_CASE(s) follow code, not prose; every claim "
-                             f"needs its prose right before it")
+    def to_rst(self, source, book, claims, run, build_dir, env):
+        chapter = source.name
+        by_number = {litgrad_source.chapter_number(s.name): s for s in book}
+        figures = emitted_figures(build_dir, chapter)
+        shown = set()
+        out = []
+        claim_at = {id(c.code): c for c in source.claims}
+        prose_of = {id(c.prose): c for c in source.claims}
+        for block in source.blocks:
+            if block.kind == "header":
+                title, rest = block.lines[:2], block.lines[2:]
+                out += title + [""] + self.chapter_facts(source, book, by_number, claims, run) + [""]
+                out += self.prose(rest, source, block, figures, shown, env, build_dir)
+            elif block.kind == "prose":
+                if block.heading:
+                    out += ["", block.heading, "-" * (len(block.heading) + 4), ""]
+                claim = prose_of.get(id(block))
+                if claim:
+                    out += ["", f".. _{claim_label(chapter, claim.index)}:", ""]
+                out += self.prose(block.lines, source, block, figures, shown, env, build_dir) + [""]
+            elif block.kind == "fold":
+                last = block.line + len(block.lines)
+                out += ["", ".. raw:: html", "",
+                        f'   <details class="litgrad-fold"><summary>{html.escape(block.summary)} '
+                        f'<span class="litgrad-fold-lines">(lines {block.line + 1}–{last})</span>'
+                        f'</summary>', ""]
+                out += self.code(block)
+                out += ["", ".. raw:: html", "", "   </details>", ""]
+            elif block.kind == "code":
+                out += self.code(block)
+                claim = claim_at.get(id(block))
+                if claim:
+                    out += self.verdict(source, claim, claims)
+        unshown = sorted(set(figures) - shown)
+        if unshown:
+            raise ChapterError(f"{source.path}: the chapter emitted the figure(s) {', '.join(unshown)} but shows "
+                               f"them nowhere; add '.. figure:: NAME' to the prose that discusses each")
+        out += litgrad_exercises.chapter_section(env, chapter)
+        out += ["", *self.neighbours(source, book, "litgrad-chapter-nav litgrad-chapter-nav-bottom")]
         return out
 
-    def claim_box(self, chapter, index, name, claims):
-        if name not in claims:
-            raise ClaimError(f"{chapter}: the claim \"{name}\" did not run; this page is built only from a run "
-                             f"that checked every claim")
-        c = claims[name]
-        if not c["passed"]:
-            raise ClaimError(f"{chapter}: the claim \"{name}\" FAILED in the run that built this page")
-        lines = ["", f".. _{claim_label(chapter, index)}:", "", ".. container:: litgrad-claim litgrad-held", "",
-                 "   **✓ held** · claim " + str(index + 1) + " · test ``" + name.replace("`", "'") + "``", ""]
-        for key, value in c["measured"].items():
-            lines += [f"   | measured: {rst_text(key)} = **{format_number(value)}**"]
-        return lines + [""]
+    def chapter_facts(self, source, book, by_number, claims, run):
+        held = sum(1 for c in source.claims if claims.get(c.name, {}).get("passed"))
+        budget, reason = litgrad_source.budget_seconds(source)
+        facts = [f"**Assumes** {assumes_text(source, by_number)}",
+                 f"**{len(source.claims)} claims**, {'all held' if held == len(source.claims) else f'{held} held'}"
+                 f" · {time_text(run)}" + (f" (budget {budget:g} s: {rst_text(reason)})" if reason else ""),
+                 f":download:`Download this chapter <{source.name}.cpp>` · run it: "
+                 f"``build/chapters/{source.name}`` · each claim is a test that ``ctest`` runs"]
+        return self.neighbours(source, book, "litgrad-chapter-nav") + [
+            "", ".. container:: litgrad-chapter-facts", ""] + indent(
+            [line for f in facts for line in ("| " + f,)]) + [""]
 
-    def figures(self, prose, chapter, build_dir, env):
+    def neighbours(self, source, book, classes):
+        names = [s.name for s in book]
+        i = names.index(source.name)
+        parts = []
+        if i > 0:
+            parts.append(f"← {chapter_link(book[i - 1])}")
+        parts.append(":doc:`The course </docs/index>`")
+        if i + 1 < len(book):
+            parts.append(f"{chapter_link(book[i + 1])} →")
+        return [f".. container:: {classes}", "", "   " + " · ".join(parts), ""]
+
+    def prose(self, lines, source, block, figures, shown, env, build_dir):
         out = []
-        for line in prose:
-            m = FIGURE.match(line)
-            description = os.path.join(build_dir, "book", chapter, f"{m.group(2)}.json") if m else None
-            if not m or not os.path.exists(description):
+        for k, line in enumerate(lines):
+            m = litgrad_source.FIGURE.match(line)
+            if not m:
                 out.append(line)
                 continue
-            env.note_dependency(description)
-            png_dir = os.path.join(build_dir, "figures", chapter)
-            os.makedirs(png_dir, exist_ok=True)
-            png = os.path.join(png_dir, f"{m.group(2)}.png")
-            if not os.path.exists(png) or os.path.getmtime(png) < os.path.getmtime(description):
-                with open(description, encoding="utf-8") as f:
-                    litgrad_figures.draw(json.load(f), png)
-            rel = os.path.relpath(png, os.path.join(env.srcdir, os.path.dirname(env.docname)))
-            out += [f"{m.group(1)}.. figure:: {rel}", f"{m.group(1)}   :alt: figure {m.group(2)}",
-                    f"{m.group(1)}   :width: 100%", f"{m.group(1)}   :name: figure-{chapter}-{m.group(2)}"]
+            name = m.group(2)
+            line_no = block.line + k + (0 if block.kind == "header" else 1)
+            if name not in figures:
+                listed = ", ".join(sorted(figures)) or "none"
+                raise ChapterError(f"{source.path}:{line_no}: '.. figure:: {name}' names a figure the chapter did "
+                                   f"not emit; it emitted: {listed} (book::figure(\"{name}\", ...) emits one)")
+            shown.add(name)
+            figure, narrow = figure_rst(m.group(1), source.name, name, env, build_dir, figures[name])
+            self.narrow[litgrad_source.figure_id(source.name, name)] = narrow
+            out += figure
         return out
+
+    def code(self, block):
+        return ["", ".. code-block:: cpp", f"   :lineno-start: {block.line}", ""] + indent(block.lines) + [""]
+
+    def verdict(self, source, claim, claims):
+        if claim.name not in claims:
+            raise ChapterError(f"{source.path}:{claim.line}: the claim \"{claim.name}\" did not run; a page is "
+                               f"built only from a run that checked every claim")
+        c = claims[claim.name]
+        if not c["passed"]:
+            raise ChapterError(f"{source.path}:{claim.line}: the claim \"{claim.name}\" FAILED in the run that "
+                               f"would build this page; run build/chapters/{source.name} to see why")
+        lines = ["", f".. container:: litgrad-claim litgrad-held", "",
+                 f"   **✓ held** · claim {claim.index + 1} · test {literal(claim.name)}", ""]
+        if c["measured"]:
+            lines += ["   Measured:", ""]
+            for m in c["measured"]:
+                lines += indent(measured_lines(m))
+            lines.append("")
+        lines += indent(litgrad_ledger.claim_lines(source.name, claim.name))
+        printed = c.get("output", "").rstrip("\n")
+        if printed:
+            lines += ["", ".. container:: litgrad-printed", "", "   It printed:", "",
+                      "   .. code-block:: text", ""] + indent(printed.split("\n"), "      ") + [""]
+        return lines + [""]
+
+
+def add_narrow_images(document, narrow):
+    """Adds to each figure its drawing for narrow screens, shown by CSS instead of the wide one."""
+    for figure in document.findall(nodes.figure):
+        key = next((i for i in figure["ids"] if i in narrow), None)
+        if key is None:
+            continue
+        uri, smallest = narrow[key]
+        wide = next(figure.findall(nodes.image))
+        image = nodes.image(uri=uri, alt=wide.get("alt", ""), width="100%",
+                            classes=["litgrad-narrow", f"litgrad-text-{smallest}"])
+        wide.parent.insert(wide.parent.index(wide) + 1, image)
 
 
 # ------------------------------------------------------------------------------------------
-# The claims page and the API's links back to chapters
+# The course page, the claims page, and a program's output
 
 
-def chapter_files(srcdir):
-    folder = os.path.join(srcdir, "chapters")
-    return sorted(f for f in os.listdir(folder) if re.match(r"^\d\d_[A-Za-z0-9_]+\.cpp$", f))
+def nested(directive, lines):
+    """Parses generated reST where the directive stands; section titles are allowed."""
+    container = nodes.container()
+    nested_parse_with_titles(directive.state, StringList(lines, source=directive.name), container)
+    return container.children
 
 
-def chapter_title(text):
-    header = split_chapter(text)[0][1]
-    return header[0].strip() if header else "?"
+def chapter_summary(env, source):
+    """(claims held, claims, run) of one chapter, noting the files as dependencies."""
+    build_dir = env.config.litgrad_build_dir
+    claims_path, claims = load_claims(build_dir, source.name)
+    run_path, run = load_run(build_dir, source.name)
+    env.note_dependency(claims_path)
+    env.note_dependency(run_path)
+    env.note_dependency(os.path.join(env.srcdir, source.path))
+    held = sum(1 for c in source.claims if claims.get(c.name, {}).get("passed"))
+    return held, claims, run
 
 
-class ClaimsDirective(Directive):
-    """Every claim of every chapter: its test, verdict and measured values, linked to its place."""
+class CourseDirective(Directive):
+    """``.. litgrad-course::``: every chapter, in order, with what it shows and assumes."""
 
     def run(self):
         env = self.state.document.settings.env
-        lines = []
-        for f in chapter_files(env.srcdir):
-            chapter = f[:-4]
-            path = os.path.join(env.srcdir, "chapters", f)
-            env.note_dependency(path)
-            with open(path, encoding="utf-8") as src:
-                text = src.read()
-            claims_path, claims = load_claims(env.config.litgrad_build_dir, chapter)
-            env.note_dependency(claims_path)
-            names = [n for b in split_chapter(text) if b[0] == "code" for n in claim_names(b[2])]
-            held = sum(1 for n in names if claims.get(n, {}).get("passed"))
-            lines += [f":doc:`/chapters/{chapter}`: {len(names)} claims, {held} held.", "",
-                      ".. list-table::", "   :header-rows: 1", "   :widths: 4 60 10 26", "",
-                      "   * - #", "     - claim (its test's name)", "     - verdict", "     - measured"]
-            for i, name in enumerate(names):
-                c = claims.get(name)
+        book = read_chapters(env.srcdir)
+        if not book:
+            return nested(self, ["The book has no chapters yet."])
+        by_number = {litgrad_source.chapter_number(s.name): s for s in book}
+        first = book[0]
+        lines = [f"Start with {chapter_link(first)}" +
+                 (", which assumes nothing." if not litgrad_source.assumed(first, set(by_number))
+                  else f"; it assumes {assumes_text(first, by_number)}."), ""]
+        for s in book:
+            held, _, run = chapter_summary(env, s)
+            about = s.declared("about")
+            if not about:
+                raise ChapterError(f"{s.path}: a chapter says what it shows for the course page: "
+                                   f"'// %% about: one sentence' after its title block")
+            lines += [".. container:: litgrad-course-entry", "",
+                      f"   {chapter_link(s)}", "", f"   {about}", "",
+                      "   .. container:: litgrad-course-facts", "",
+                      f"      | Assumes {assumes_text(s, by_number)}",
+                      f"      | {len(s.claims)} claims proved, {held} held in the run that built this page"
+                      f" · {time_text(run)}" + (f" · {n} exercises" if (n := litgrad_exercises.count(env, s.name))
+                                                else ""), ""]
+        return nested(self, lines)
+
+
+class ClaimsDirective(Directive):
+    """``.. litgrad-claims::``: every claim of every chapter, its verdict and what it measured."""
+
+    def run(self):
+        env = self.state.document.settings.env
+        lines = litgrad_ledger.page_header(env)
+        for s in read_chapters(env.srcdir):
+            held, claims, run = chapter_summary(env, s)
+            budget, _ = litgrad_source.budget_seconds(s)
+            lines += [rst_text(s.title), "-" * (len(s.title) + 4), "",
+                      f"{chapter_link(s)}: {len(s.claims)} claims, {held} held, in {time_text(run)} "
+                      f"(its budget: {budget:g} s).", ""]
+            lines += litgrad_ledger.chapter_lines(env, s.name)
+            for claim in s.claims:
+                c = claims.get(claim.name)
                 verdict = "✓ held" if c and c["passed"] else "✗ FAILED" if c else "not run"
-                measured = "; ".join(f"{rst_text(k)} = {format_number(v)}" for k, v in (c or {}).get("measured", {}).items())
-                lines += [f"   * - {i + 1}", f"     - :ref:`{name.replace('`', chr(39))} <{claim_label(chapter, i)}>`",
-                          f"     - {verdict}", f"     - {measured or '—'}"]
-            lines.append("")
+                lines += [f"{claim.index + 1}. :ref:`{rst_text(claim.name)} <{claim_label(s.name, claim.index)}>`"
+                          f" · **{verdict}**", ""]
+                for m in (c or {}).get("measured", []):
+                    lines += indent(measured_lines(m))
+                lines += [""] + indent(litgrad_ledger.claim_lines(s.name, claim.name)) + [""]
+        return nested(self, lines)
+
+
+class OutputDirective(Directive):
+    """``.. litgrad-output:: NAME``: what the program NAME printed when the build ran it with
+    ``--emit`` (``book/NAME/output.txt``), as a text block."""
+
+    required_arguments = 1
+
+    def run(self):
+        env = self.state.document.settings.env
+        path = os.path.join(emitted_dir(env.config.litgrad_build_dir, self.arguments[0]), "output.txt")
+        if not os.path.exists(path):
+            raise ChapterError(f"litgrad-output: no {path}; the docs target runs {self.arguments[0]} with --emit")
+        env.note_dependency(path)
+        with open(path, encoding="utf-8") as f:
+            text = f.read().rstrip("\n")
+        return nested(self, [".. code-block:: text", ""] + indent(text.split("\n")) + [""])
+
+
+class FigureDirective(Directive):
+    """``.. litgrad-figure:: PROGRAM NAME`` with a caption as content: the figure NAME that the
+    program PROGRAM emitted (``book/PROGRAM/figures/NAME.json``), drawn as chapters' are."""
+
+    required_arguments = 2
+    has_content = True
+
+    def run(self):
+        env = self.state.document.settings.env
+        program, name = self.arguments
+        build_dir = env.config.litgrad_build_dir
+        figures = emitted_figures(build_dir, program)
+        if name not in figures:
+            raise ChapterError(f"litgrad-figure: {program} emitted no figure {name}; it emitted: "
+                               f"{', '.join(sorted(figures)) or 'none'}")
+        lines, narrow = figure_rst("", program, name, env, build_dir, figures[name])
         container = nodes.container()
-        self.state.nested_parse(StringList(lines, source="litgrad-claims"), self.content_offset, container)
+        nested_parse_with_titles(self.state, StringList(lines + [""] + indent(list(self.content)),
+                                                        source=self.name), container)
+        add_narrow_images(container, {litgrad_source.figure_id(program, name): narrow})
         return container.children
+
+
+# ------------------------------------------------------------------------------------------
+# The API pages and their links back to chapters
 
 
 def header_names(xml_dir, header):
@@ -262,7 +439,8 @@ def header_names(xml_dir, header):
             location = tree.getroot().find("compounddef/location")
             if location is not None and not location.get("file", "").endswith(header):
                 continue
-            names = {m.findtext("name") for m in tree.getroot().iter("memberdef") if m.get("kind") in ("function", "typedef", "enum")}
+            names = {m.findtext("name") for m in tree.getroot().iter("memberdef")
+                     if m.get("kind") in ("function", "typedef", "enum")}
             names |= {c.text.split("::")[-1] for c in tree.getroot().iter("innerclass")}
             return {n for n in names if n and not n.startswith("operator")}
     raise SphinxError(f"litgrad-used-in: Doxygen's XML has no file {header}")
@@ -276,24 +454,18 @@ class UsedInDirective(Directive):
     def run(self):
         env = self.state.document.settings.env
         header = self.arguments[0]
-        xml_dir = env.config.breathe_projects["litgrad"]
-        names = header_names(xml_dir, header)
+        names = header_names(env.config.breathe_projects["litgrad"], header)
         used = []
-        for f in chapter_files(env.srcdir):
-            path = os.path.join(env.srcdir, "chapters", f)
-            with open(path, encoding="utf-8") as src:
-                text = src.read()
-            code = "\n".join("\n".join(b[2]) for b in split_chapter(text) if b[0] == "code")
+        for s in read_chapters(env.srcdir):
+            env.note_dependency(os.path.join(env.srcdir, s.path))
+            code = "\n".join("\n".join(b.lines) for b in s.blocks if b.kind in ("code", "fold"))
             hits = sorted(n for n in names if re.search(r"\b" + re.escape(n) + r"\b", code))
             if hits:
-                used.append((f[:-4], hits))
+                used.append((s, hits))
         if not used:
             return [nodes.paragraph(text="No chapter uses this header yet.")]
-        lines = ["Used in: " + "; ".join(f":doc:`/chapters/{c}` ({', '.join('``' + h + '``' for h in hits)})"
-                                       for c, hits in used), ""]
-        container = nodes.container()
-        self.state.nested_parse(StringList(lines, source="litgrad-used-in"), self.content_offset, container)
-        return container.children
+        return nested(self, ["Used in: " + "; ".join(f"{chapter_link(s)} ({', '.join(literal(h) for h in hits)})"
+                                                      for s, hits in used), ""])
 
 
 class ApiDirective(Directive):
@@ -331,8 +503,9 @@ class ApiDirective(Directive):
                     name = m.findtext("qualifiedname")
                     mkind = m.get("kind")
                     if mkind == "function":
-                        params = ", ".join(f"{''.join(p.find('type').itertext()).strip()} {p.findtext('declname') or ''}".strip()
-                                           for p in m.findall("param"))
+                        params = ", ".join(
+                            f"{''.join(p.find('type').itertext()).strip()} {p.findtext('declname') or ''}".strip()
+                            for p in m.findall("param"))
                         directive = [f".. doxygenfunction:: {name}({params})"]
                     elif mkind in ("enum", "typedef", "variable"):
                         directive = [f".. doxygen{mkind}:: {name}"]
@@ -347,69 +520,11 @@ class ApiDirective(Directive):
                 lines += ["", f".. rubric:: {group}", ""]
             current_group = group
             lines += [""] + directive + [""]
-        container = nodes.container()
-        self.state.nested_parse(StringList(lines, source=f"litgrad-api {header}"), self.content_offset, container)
-        return container.children
-
-
-class PerformanceDirective(Directive):
-    """``.. litgrad-performance::``: the last benchmark run (tools/bench wrote bench/results.json
-    in the build folder): the machine, a table per workload with the goal and whether it was met,
-    and the length sweep on log-log axes. Nothing here is typed by hand."""
-
-    def run(self):
-        env = self.state.document.settings.env
-        build_dir = env.config.litgrad_build_dir
-        path = os.path.join(build_dir, "bench", "results.json")
-        env.note_dependency(path)
-        if not os.path.exists(path):
-            lines = [".. note::", "", "   No benchmark has been run in this build. Run ``tools/bench``, then rebuild the",
-                     "   book (``tools/book``); this page then shows that run's numbers.", ""]
-        else:
-            with open(path, encoding="utf-8") as f:
-                results = json.load(f)
-            lines = ["Measured on this machine by the last ``tools/bench``:", ""]
-            lines += [f"* {rst_text(k)}: {rst_text(str(v))}" for k, v in results["machine"].items()] + [""]
-            for name, row in results["workloads"].items():
-                lines += [".. list-table:: " + rst_text(name), "   :widths: 60 40", ""]
-                if name == "length sweep":
-                    lines = lines[:-3] + [".. list-table:: length sweep (N=4, E=64, 4 heads, forward + backward)",
-                                          "   :header-rows: 1", "", "   * - L", "     - litgrad ms", "     - libtorch ms",
-                                          "     - speedup"]
-                    for r in row["rows"]:
-                        lines += [f"   * - {r['L']}", f"     - {r['litgrad_seconds'] * 1e3:.3f}",
-                                  f"     - {r.get('libtorch_seconds', float('nan')) * 1e3:.3f}",
-                                  f"     - {r.get('speedup', float('nan')):.2f}x"]
-                else:
-                    for k, v in row.items():
-                        if k in ("runs",):
-                            continue
-                        shown = f"{v:.4g}" if isinstance(v, float) else ("yes" if v is True else "no" if v is False else str(v))
-                        lines += [f"   * - {rst_text(k)}", f"     - {rst_text(shown)}"]
-                lines += [""]
-                if name == "length sweep":
-                    lines += [f"Goal of the sweep: {rst_text(row['goal'])}; {'met' if row['goal met'] else 'not met'}.", ""]
-            sweep = results["workloads"]["length sweep"]["rows"]
-            series = [{"label": "litgrad", "x": [r["L"] for r in sweep], "y": [r["litgrad_seconds"] * 1e3 for r in sweep]}]
-            if sweep and "libtorch_seconds" in sweep[0]:
-                series.append({"label": "libtorch", "x": [r["L"] for r in sweep], "y": [r["libtorch_seconds"] * 1e3 for r in sweep]})
-            png_dir = os.path.join(build_dir, "figures", "performance")
-            os.makedirs(png_dir, exist_ok=True)
-            png = os.path.join(png_dir, "sweep.png")
-            litgrad_figures.draw({"kind": "lines", "xlabel": "sequence length L", "ylabel": "forward + backward (ms)",
-                                  "log_y": True, "log_x": True, "series": series}, png)
-            rel = os.path.relpath(png, os.path.join(env.srcdir, os.path.dirname(env.docname)))
-            lines += [f".. figure:: {rel}", "   :alt: the length sweep", "   :width: 100%", "",
-                      "   Time of one forward and backward pass against sequence length, log-log. The projections grow",
-                      "   like L and the attention products like L squared: the curves bend upward as the quadratic",
-                      "   part takes over.", ""]
-        container = nodes.container()
-        self.state.nested_parse(StringList(lines, source="litgrad-performance"), self.content_offset, container)
-        return container.children
+        return nested(self, lines)
 
 
 # ------------------------------------------------------------------------------------------
-# Offline MathJax and the root index
+# Offline MathJax, Debian's furo, the root index
 
 
 MATHJAX = "/usr/share/javascript/mathjax"
@@ -464,23 +579,32 @@ def write_root_index(app, exception):
                 '<a href="docs/index.html">litgrad</a>\n')
 
 
-def outdated_claims_page(app, env, added, changed, removed):
-    """The claims page summarises every chapter: rebuild it whenever a chapter is re-read."""
-    if any(CHAPTER_FILE.match(d) for d in added | changed):
-        return ["docs/claims"]
-    return []
+SUMMARY_PAGES = ["docs/index", "docs/claims"]
+
+
+def outdated_summaries(app, env, added, changed, removed):
+    """The course and claims pages summarise every chapter, and every chapter links to its
+    neighbours: when a chapter is added, removed or re-read, re-read them all."""
+    chapters = {d for d in added | changed | removed if CHAPTER_DOC.match(d)}
+    if not chapters:
+        return []
+    neighbours = [d for d in env.found_docs if CHAPTER_DOC.match(d)] if added or removed else []
+    return SUMMARY_PAGES + neighbours
 
 
 def setup(app):
     app.add_config_value("litgrad_build_dir", "", "env")
     app.add_source_suffix(".cpp", "litgrad-chapter")
     app.add_source_parser(ChapterParser)
+    app.add_directive("litgrad-course", CourseDirective)
     app.add_directive("litgrad-claims", ClaimsDirective)
+    app.add_directive("litgrad-output", OutputDirective)
+    app.add_directive("litgrad-figure", FigureDirective)
     app.add_directive("litgrad-used-in", UsedInDirective)
     app.add_directive("litgrad-api", ApiDirective)
-    app.add_directive("litgrad-performance", PerformanceDirective)
+    app.add_directive("litgrad-performance", litgrad_performance.PerformanceDirective)
     app.connect("builder-inited", copy_mathjax)
     app.connect("build-finished", write_root_index)
-    app.connect("env-get-outdated", outdated_claims_page)
+    app.connect("env-get-outdated", outdated_summaries)
     app.add_css_file("litgrad.css")
-    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+    return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,10 +1,13 @@
 #include "litgrad/book/chapter.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+
+#include <doctest/doctest.h>
 
 #include "litgrad/error.hpp"
 
@@ -51,9 +54,58 @@ std::ostream& out() {
   return stream;
 }
 
-void measured(const std::string& name, double value) {
-  if (state().in_claim) state().claims.back().measured.emplace_back(name, value);
-  out() << "  measured: " << name << " = " << format_number(value) << "\n";
+bool Bound::holds(double x) const {
+  if (relation == "≤") return x <= value;
+  if (relation == "<") return x < value;
+  if (relation == "≥") return x >= value;
+  if (relation == ">") return x > value;
+  if (relation == "=") return x == value;
+  if (relation == "within") return std::fabs(x - value) < tolerance;
+  throw ValueError("Bound: unknown relation '" + relation + "'");
+}
+
+std::string Bound::text() const {
+  if (relation == "within") return "within " + format_number(tolerance) + " of " + format_number(value);
+  return relation + " " + format_number(value);
+}
+
+Bound at_most(double bound) { return {"≤", bound, 0}; }
+Bound below(double bound) { return {"<", bound, 0}; }
+Bound at_least(double bound) { return {"≥", bound, 0}; }
+Bound above(double bound) { return {">", bound, 0}; }
+Bound exactly(double value) { return {"=", value, 0}; }
+Bound within(double tolerance, double centre) {
+  if (!(tolerance > 0)) throw ValueError("within: tolerance " + format_number(tolerance) + " must be positive");
+  return {"within", centre, tolerance};
+}
+
+namespace {
+
+void record(const std::string& name, double value, const std::string& description, const std::string& bound) {
+  if (description.empty())
+    throw ValueError("measured: '" + name + "' needs a description of what it is, for the page");
+  if (state().in_claim) state().claims.back().measured.push_back({name, value, description, bound});
+  // The account shows it; the claim's own printed output does not (the page shows it apart).
+  const bool in_claim = state().in_claim;
+  state().in_claim = false;
+  out() << "  measured: " << name << " = " << format_number(value) << (bound.empty() ? "" : " (" + bound + ")")
+        << "\n";
+  state().in_claim = in_claim;
+}
+
+}  // namespace
+
+void measured(const std::string& name, double value, const std::string& description) {
+  record(name, value, description, "");
+}
+
+void measured(const std::string& name, double value, const std::string& description, const Bound& bound) {
+  record(name, value, description, bound.text());
+  if (!bound.holds(value)) {
+    const std::string broken =
+        "measured '" + name + "' = " + format_number(value) + " is not " + bound.text() + ", the bound the page states";
+    FAIL_CHECK(broken);
+  }
 }
 
 void figure(const std::string& name, const Json& data) {
@@ -179,8 +231,12 @@ void write_emitted(const std::string& dir) {
   write("output.txt", state().account);
   Json list = Json::array();
   for (const auto& c : claims()) {
-    Json m = Json::object();
-    for (const auto& [k, v] : c.measured) m.set(k, v);
+    Json m = Json::array();
+    for (const auto& x : c.measured) {
+      Json entry = Json::object().set("name", x.name).set("value", x.value).set("description", x.description);
+      if (!x.bound.empty()) entry.set("bound", x.bound);
+      m.push(entry);
+    }
     list.push(Json::object()
                   .set("name", c.name)
                   .set("file", c.file)
@@ -190,7 +246,8 @@ void write_emitted(const std::string& dir) {
                   .set("output", c.output));
   }
   write("claims.json", list.dump() + "\n");
-  for (const auto& [name, data] : state().figures) write(name + ".json", data.dump() + "\n");
+  if (!state().figures.empty()) fs::create_directories(fs::path(dir) / "figures");
+  for (const auto& [name, data] : state().figures) write("figures/" + name + ".json", data.dump() + "\n");
 }
 
 }  // namespace detail

@@ -27,6 +27,13 @@ Json heatmap(const Tensor& values, const std::vector<std::string>& rows, const s
       .set("ylabel", ylabel);
 }
 
+std::vector<std::string> numbered(std::int64_t n, const std::string& prefix, std::int64_t first) {
+  if (n < 0) throw ValueError("numbered: a count of " + std::to_string(n) + " labels");
+  std::vector<std::string> labels;
+  for (std::int64_t i = 0; i < n; ++i) labels.push_back(prefix + std::to_string(first + i));
+  return labels;
+}
+
 Json side_by_side(const std::vector<Json>& panels) {
   return Json::object().set("kind", "panels").set("panels", array_of(panels));
 }

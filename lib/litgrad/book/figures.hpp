@@ -20,6 +20,10 @@ namespace litgrad::book {
 Json heatmap(const Tensor& values, const std::vector<std::string>& row_labels,
              const std::vector<std::string>& column_labels, const std::string& xlabel, const std::string& ylabel);
 
+/// \brief Labels for `n` rows or columns: `prefix + "0"`, `prefix + "1"`, ... (`"0"` to `"7"`
+/// for eight positions, `"example 1"` ... with \p prefix `"example "` and \p first 1).
+std::vector<std::string> numbered(std::int64_t n, const std::string& prefix = "", std::int64_t first = 0);
+
 /// \brief Several plots side by side, each with a `"title"` set by the caller.
 Json side_by_side(const std::vector<Json>& panels);
 

@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""Runs one chapter for the book and holds it to its time budget.
+
+usage: run_chapter.py CHAPTER_PROGRAM CHAPTER_SOURCE OUT_DIR
+
+Runs ``CHAPTER_PROGRAM --emit OUT_DIR`` (its account, claims and figure data), passing its
+output through, and writes ``OUT_DIR.run.json``: the run's wall time and the processor time it
+used (the chapter starts no threads, so both are one core's), and the chapter's budget. Fails
+when a claim failed (the program's own exit status), or when the processor time exceeds the
+budget that ``CHAPTER_SOURCE`` declares (10 s unless ``// %% budget:`` says more, with why).
+
+The budget is the book's, not a benchmark: it keeps the book quick to prove, and it is far above
+what a chapter needs, so the machine's speed of the day does not decide it.
+"""
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import litgrad_source  # noqa: E402
+
+
+def main():
+    program, source_path, out = sys.argv[1:4]
+    try:
+        source = litgrad_source.read(source_path)
+        budget, reason = litgrad_source.budget_seconds(source)
+    except litgrad_source.SourceError as e:
+        print(e, file=sys.stderr)
+        return 1
+    shutil.rmtree(out, ignore_errors=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    status = subprocess.run([program, "--emit", out]).returncode
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    name = os.path.basename(out)
+    if status != 0:
+        print(f"{source_path}: a claim failed (exit status {status}); the book is built only from a run "
+              f"in which every claim held", file=sys.stderr)
+        return 1
+    with open(out + ".run.json", "w", encoding="utf-8") as f:
+        json.dump({"wall_seconds": wall, "cpu_seconds": cpu, "budget_seconds": budget, "reason": reason}, f)
+    print(f"{name}: {wall:.2f} s wall, {cpu:.2f} s of one core (budget {budget:g} s)")
+    if cpu > budget:
+        print(f"{source_path}: its claims took {cpu:.1f} s of one core, over the chapter's budget of "
+              f"{budget:g} s (docs/authoring.rst, 'Budgets')", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

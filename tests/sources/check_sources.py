@@ -1,0 +1,51 @@
+#!/usr/bin/python3
+"""Reads every chapter (and every exercise file) as the book will, and fails naming the file and
+line of each problem: a line over 88 characters, a malformed or unknown // %% marker, a claim
+without prose of its own, a fold that hides a claim, a budget or declaration written wrong.
+
+usage: check_sources.py SOURCE_ROOT
+"""
+import glob
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "_ext"))
+import litgrad_source  # noqa: E402
+
+
+def long_lines(path):
+    with open(path, encoding="utf-8") as f:
+        return [(n, len(l.rstrip("\n"))) for n, l in enumerate(f, 1) if len(l.rstrip("\n")) > litgrad_source.MAX_LINE]
+
+
+def main():
+    root = sys.argv[1]
+    chapters = litgrad_source.chapter_files(root)
+    guide_example = [os.path.join(root, "docs", "examples", "example_chapter.cpp")]
+    exercises = sorted(glob.glob(os.path.join(root, "chapters", "exercises", "*", "*.cpp")))
+    problems, numbers = [], {litgrad_source.chapter_number(os.path.basename(p)[:-4]) for p in chapters}
+    for path in chapters + guide_example + exercises:
+        rel = os.path.relpath(path, root)
+        for n, length in long_lines(path):
+            problems.append(f"{rel}:{n}: line of {length} characters; at most {litgrad_source.MAX_LINE}")
+        kind = "exercise" if "/exercises/" in rel and not rel.endswith((".starter.cpp", ".solution.cpp")) \
+            else None if "/exercises/" in rel else "chapter"
+        if kind is None:
+            continue
+        try:
+            source = litgrad_source.read(path, kind)
+            if kind == "chapter":
+                litgrad_source.assumed(source, numbers)
+                if not source.declared("about"):
+                    problems.append(f"{rel}:1: no '// %% about: ...' sentence for the course page")
+        except litgrad_source.SourceError as e:
+            if "characters; at most" not in e.message:
+                problems.append(f"{rel}:{e.line}: {e.message}")
+    for p in problems:
+        print(p)
+    print(f"{len(chapters)} chapters and {len(exercises)} exercise files read; {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
