@@ -24,6 +24,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import litgrad_source  # noqa: E402
 
 
+def unheld_claims(source, out):
+    """A line ``path:line: the claim "..." FAILED`` (or "did not run") for each claim of the
+    source that did not hold in the run that emitted into ``out``."""
+    try:
+        with open(os.path.join(out, "claims.json"), encoding="utf-8") as f:
+            ran = {c["name"]: c["passed"] for c in json.load(f)}
+    except (OSError, ValueError):
+        ran = {}
+    return [f"{source.path}:{c.line}: the claim \"{c.name}\" " + ("FAILED" if c.name in ran else "did not run")
+            for c in source.claims if not ran.get(c.name)]
+
+
 def main():
     program, source_path, out = sys.argv[1:4]
     try:
@@ -40,9 +52,12 @@ def main():
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     name = os.path.basename(out)
-    if status != 0:
-        print(f"{source_path}: a claim failed (exit status {status}); the book is built only from a run "
-              f"in which every claim held", file=sys.stderr)
+    unheld = unheld_claims(source, out)
+    if status != 0 or unheld:
+        for line in unheld:
+            print(line, file=sys.stderr)
+        print(f"{source_path}: exit status {status}; the book is built only from a run in which every "
+              f"claim held (run {program} to see the account)", file=sys.stderr)
         return 1
     with open(out + ".run.json", "w", encoding="utf-8") as f:
         json.dump({"wall_seconds": wall, "cpu_seconds": cpu, "budget_seconds": budget, "reason": reason}, f)

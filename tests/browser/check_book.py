@@ -143,6 +143,27 @@ def figure_problems(figures, expected_ids, window_width):
     return problems, len(seen)
 
 
+def source_root_of(source):
+    return os.path.dirname(os.path.dirname(os.path.abspath(source.path)))
+
+
+def exercise_files(root, chapter):
+    folder = os.path.join(root, "chapters", "exercises", chapter)
+    return [p for p in sorted(glob.glob(os.path.join(folder, "[0-9]_*.cpp")))
+            if not p.endswith((".starter.cpp", ".solution.cpp"))]
+
+
+def solution_shown(spec, page_text):
+    """Whether a line of the exercise's reference solution that neither its tests nor its
+    starter contain appears on the page."""
+    def lines(path):
+        with open(path, encoding="utf-8") as f:
+            return {" ".join(l.split()) for l in f if len(l.strip()) > 24 and not l.strip().startswith("//")}
+    own = lines(spec[:-4] + ".solution.cpp") - lines(spec) - lines(spec[:-4] + ".starter.cpp")
+    text = " ".join(page_text.split())
+    return any(l in text for l in own)
+
+
 def check_chapter_desktop(driver, check, base, source, book, shots):
     name = source.name
     driver.get(f"{base}/chapters/{name}.html")
@@ -185,10 +206,27 @@ def check_chapter_desktop(driver, check, base, source, book, shots):
           f"every claim named: {named}")
 
     folds = driver.execute_script(
-        "return Array.from(document.querySelectorAll('article details.litgrad-fold')).map(d => d.open)")
+        "return Array.from(document.querySelectorAll('article details.litgrad-fold'))"
+        ".filter(d => !d.closest('section#exercises')).map(d => d.open)")
     expected_folds = sum(1 for b in source.blocks if b.kind == "fold")
     check(f"{prefix} its {expected_folds} folds are there, closed", len(folds) == expected_folds and not any(folds),
           f"{len(folds)} folds, open: {sum(folds)}")
+
+    exercises = exercise_files(source_root_of(source), name)
+    shown = driver.execute_script("""
+      const s = document.querySelector('section#exercises');
+      if (!s) return null;
+      return [Array.from(s.querySelectorAll('h3')).map(h => h.textContent.replace(/[¶#]$/, '').trim()),
+              Array.from(s.querySelectorAll('details.litgrad-hint')).map(d => d.open), s.innerText];""")
+    if exercises:
+        titles = [litgrad_source.read(p, "exercise").title for p in exercises]
+        leaked = [os.path.basename(p) for p in exercises if solution_shown(p, shown[2] if shown else "")]
+        check(f"{prefix} its {len(exercises)} exercises, each with its hint folded, and no solution",
+              shown is not None and shown[0] == titles and len(shown[1]) == len(exercises)
+              and not any(shown[1]) and not leaked,
+              f"titles {shown[0] if shown else None}; hints {shown[1] if shown else None}; solutions shown: {leaked}")
+    else:
+        check(f"{prefix} no exercises, and no Exercises section", shown is None)
 
     count, scrolling = driver.execute_script(SCROLLING_CODE_JS)
     check(f"{prefix} none of its {count} code blocks scrolls sideways", not scrolling,

@@ -18,6 +18,41 @@ def long_lines(path):
         return [(n, len(l.rstrip("\n"))) for n, l in enumerate(f, 1) if len(l.rstrip("\n")) > litgrad_source.MAX_LINE]
 
 
+def exercise_problems(root, chapters):
+    """Every chapter has 2 to 4 exercises; each has a title numbered as its file, a hint, tests,
+    a starter and a solution; no starter or solution lies about without its exercise."""
+    problems = []
+    for chapter_path in chapters:
+        chapter = os.path.basename(chapter_path)[:-4]
+        folder = os.path.join(root, "chapters", "exercises", chapter)
+        files = sorted(glob.glob(os.path.join(folder, "*.cpp")))
+        specs = [f for f in files if not f.endswith((".starter.cpp", ".solution.cpp"))]
+        rel = os.path.relpath(folder, root)
+        if not 2 <= len(specs) <= 4:
+            problems.append(f"{rel}: {len(specs)} exercises; a chapter ends with 2 to 4")
+        for f in files:
+            if f.endswith((".starter.cpp", ".solution.cpp")) and f.rsplit(".", 2)[0] + ".cpp" not in specs:
+                problems.append(f"{os.path.relpath(f, root)}: no exercise {os.path.basename(f.rsplit('.', 2)[0])}.cpp")
+        for spec in specs:
+            name = os.path.basename(spec)[:-4]
+            relspec = os.path.relpath(spec, root)
+            for part in ("starter", "solution"):
+                if not os.path.exists(spec[:-4] + f".{part}.cpp"):
+                    problems.append(f"{relspec}: no {part} file {name}.{part}.cpp")
+            try:
+                source = litgrad_source.read(spec, "exercise")
+            except litgrad_source.SourceError:
+                continue  # reported with the line above
+            want = f"Exercise {int(chapter[:2])}.{name.split('_')[0]} · "
+            if not source.title.startswith(want):
+                problems.append(f"{relspec}:1: the title should start '{want}', as its file is numbered")
+            if not any(b.kind == "hint" for b in source.blocks):
+                problems.append(f"{relspec}: no '// %% hint' block")
+            if not source.claims:
+                problems.append(f"{relspec}: no TEST_CASE: an exercise is checked by its tests")
+    return problems
+
+
 def main():
     root = sys.argv[1]
     chapters = litgrad_source.chapter_files(root)
@@ -41,6 +76,7 @@ def main():
         except litgrad_source.SourceError as e:
             if "characters; at most" not in e.message:
                 problems.append(f"{rel}:{e.line}: {e.message}")
+    problems += exercise_problems(root, chapters)
     for p in problems:
         print(p)
     print(f"{len(chapters)} chapters and {len(exercises)} exercise files read; {len(problems)} problems")

@@ -1,0 +1,66 @@
+// Exercise 8.1 · The causal mask, by hand
+// =======================================
+//
+// Write the causal mask of section 3 yourself: for a sequence of ``length`` positions,
+// an ``[length, length]`` tensor whose entry :math:`(i, j)` is :math:`0` where position
+// :math:`i` may look at position :math:`j` (that is, :math:`j \le i`) and
+// :math:`-\infty` where it may not (:math:`j > i`). Build it from the library's
+// elementwise operations, without calling
+// :cpp:func:`litgrad::generate_square_subsequent_mask`; the tests compare your mask
+// with it, and check that it does the job: under your mask the softmax puts exactly
+// zero weight on every later position.
+
+// %% hint
+// Two index tensors do it: ``arange(length)`` reshaped to a column ``[length, 1]``
+// holds :math:`i` and reshaped to a row ``[1, length]`` holds :math:`j`. Broadcasting
+// compares every pair at once (``gt(columns_j, rows_i)`` is true exactly above the
+// diagonal), and ``masked_fill`` writes :math:`-\infty` where it is true.
+
+// %% fold: includes
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include <litgrad/litgrad.hpp>
+
+using namespace litgrad;
+
+// %%
+// The function to write, in ``exercises/08_attention/1_causal_mask.cpp``:
+
+Tensor causal_mask(std::int64_t length);  // [length, length]
+
+// %%
+// The tests.
+
+TEST_CASE("the mask is 0 on and below the diagonal and -inf above it, "
+          "for lengths 1 to 8") {
+  for (std::int64_t L = 1; L <= 8; ++L) {
+    const Tensor mask = causal_mask(L);
+    REQUIRE(mask.shape() == Shape{L, L});
+    for (std::int64_t i = 0; i < L; ++i)
+      for (std::int64_t j = 0; j < L; ++j) {
+        const double expected = j > i ? -INFINITY : 0.0;
+        INFO("length ", L, ", entry (", i, ", ", j, ")");
+        CHECK(mask.at({i, j}) == expected);
+      }
+  }
+}
+
+TEST_CASE("the mask equals generate_square_subsequent_mask bit for bit") {
+  const Tensor mine = causal_mask(6), library = generate_square_subsequent_mask(6);
+  REQUIRE(mine.shape() == library.shape());
+  for (std::int64_t i = 0; i < mine.numel(); ++i)
+    CHECK(mine.data()[i] == library.data()[i]);
+}
+
+TEST_CASE("under the mask, softmax puts exactly zero weight on every later position") {
+  Generator gen(1);
+  const Tensor scores = randn({5, 5}, gen) * 3.0;
+  const Tensor weights = softmax(scores + causal_mask(5), -1);
+  for (std::int64_t i = 0; i < 5; ++i)
+    for (std::int64_t j = i + 1; j < 5; ++j) {
+      INFO("weight of position ", i, " on the later position ", j);
+      CHECK(weights.at({i, j}) == 0.0);
+    }
+}
