@@ -2,10 +2,17 @@
 # every build path with -D (breathe_projects.litgrad, litgrad_build_dir), so nothing here
 # names a build folder. The source folder is the repository root, so that chapters/*.cpp are
 # pages themselves; include_patterns keeps Sphinx to the book's own files.
+import glob
+import hashlib
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs", "_ext"))
+_ext = os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs", "_ext")
+sys.path.insert(0, _ext)
+
+# The extension's own code: when it changes, every page is read again.
+litgrad_extension_hash = hashlib.sha256(b"".join(open(f, "rb").read()
+                                                 for f in sorted(glob.glob(os.path.join(_ext, "*.py"))))).hexdigest()
 
 project = "litgrad"
 author = "the litgrad developers"

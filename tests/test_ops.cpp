@@ -378,6 +378,25 @@ TEST_CASE("mse_loss is the mean squared difference and refuses shapes that diffe
   CHECK_THROWS_WITH_AS(mse_loss(ones({4, 1}), ones({4})), "mse_loss: input of shape [4,1] and target of shape [4] differ", ShapeError);
 }
 
+TEST_CASE("log_softmax and cross_entropy stay exact and finite for scores of +-1000: a shift of every score changes nothing") {
+  // Row 0's target has the largest score: its loss is log(1 + e^-1 + e^-2000), which is
+  // log(1 + e^-1) in double precision. Row 1's target is 0.5 below the row's best score, so
+  // its loss is 0.5 + log(1 + e^-0.5 + e^-1.5). Computed without the max shift, e^1000
+  // overflows to inf and the loss is NaN. Every score here and its shift by 1000 is exact in
+  // double precision, so the shifted rows give the very same x - max, and the same bits.
+  const Tensor scores = tensor({{1000, 999, -1000}, {-1000, -1001, -999.5}});
+  const Tensor target = tensor({0, 0}, {2}, DType::Int64);
+  const double row0 = std::log(1 + std::exp(-1.0));
+  const double row1 = 0.5 + std::log(1 + std::exp(-0.5) + std::exp(-1.5));
+  const Tensor per_row = cross_entropy(scores, target, Reduction::None);
+  CHECK(per_row.at({0}) == doctest::Approx(row0).epsilon(1e-15));
+  CHECK(per_row.at({1}) == doctest::Approx(row1).epsilon(1e-15));
+  const Tensor shifted = scores - tensor({1000, -1000}, {2, 1});  // each row's scores near 0
+  CHECK(test::identical(cross_entropy(shifted, target, Reduction::None), per_row));
+  CHECK(test::identical(log_softmax(shifted, 1), log_softmax(scores, 1)));
+  CHECK(test::identical(softmax(shifted, 1), softmax(scores, 1)));
+}
+
 TEST_CASE("cross_entropy is minus the log-probability of each row's target class") {
   const Tensor logits = tensor({{0, 0, std::log(2.0)}, {1, 1, 1}});
   // Row 0: p = (1, 1, 2) / 4, target 2 -> -log(1/2). Row 1: uniform over 3 -> -log(1/3).

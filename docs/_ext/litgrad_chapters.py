@@ -220,7 +220,7 @@ class ChapterParser(RSTParser):
                 out += self.code(block)
                 claim = claim_at.get(id(block))
                 if claim:
-                    out += self.verdict(source, claim, claims)
+                    out += self.verdict(source, claim, claims, env)
         unshown = sorted(set(figures) - shown)
         if unshown:
             raise ChapterError(f"{source.path}: the chapter emitted the figure(s) {', '.join(unshown)} but shows "
@@ -274,7 +274,7 @@ class ChapterParser(RSTParser):
     def code(self, block):
         return ["", ".. code-block:: cpp", f"   :lineno-start: {block.line}", ""] + indent(block.lines) + [""]
 
-    def verdict(self, source, claim, claims):
+    def verdict(self, source, claim, claims, env):
         if claim.name not in claims:
             raise ChapterError(f"{source.path}:{claim.line}: the claim \"{claim.name}\" did not run; a page is "
                                f"built only from a run that checked every claim")
@@ -289,7 +289,7 @@ class ChapterParser(RSTParser):
             for m in c["measured"]:
                 lines += indent(measured_lines(m))
             lines.append("")
-        lines += indent(litgrad_ledger.claim_lines(source.name, claim.name))
+        lines += indent(litgrad_ledger.claim_lines(env, source.name, claim.name))
         printed = c.get("output", "").rstrip("\n")
         if printed:
             lines += ["", ".. container:: litgrad-printed", "", "   It printed:", "",
@@ -378,11 +378,13 @@ class ClaimsDirective(Directive):
             for claim in s.claims:
                 c = claims.get(claim.name)
                 verdict = "✓ held" if c and c["passed"] else "✗ FAILED" if c else "not run"
-                lines += [f"{claim.index + 1}. :ref:`{rst_text(claim.name)} <{claim_label(s.name, claim.index)}>`"
+                number = f"{claim.index + 1}. "
+                pad = " " * len(number)  # the item's body lines up with its text
+                lines += [f"{number}:ref:`{rst_text(claim.name)} <{claim_label(s.name, claim.index)}>`"
                           f" · **{verdict}**", ""]
                 for m in (c or {}).get("measured", []):
-                    lines += indent(measured_lines(m))
-                lines += [""] + indent(litgrad_ledger.claim_lines(s.name, claim.name)) + [""]
+                    lines += indent(measured_lines(m), pad)
+                lines += [""] + indent(litgrad_ledger.claim_lines(env, s.name, claim.name), pad) + [""]
         return nested(self, lines)
 
 
@@ -594,6 +596,9 @@ def outdated_summaries(app, env, added, changed, removed):
 
 def setup(app):
     app.add_config_value("litgrad_build_dir", "", "env")
+    # conf.py sets this to a hash of this extension's own files, so that a change to how pages
+    # are made re-reads every page (Sphinx would otherwise keep pages read by the old code).
+    app.add_config_value("litgrad_extension_hash", "", "env")
     app.add_source_suffix(".cpp", "litgrad-chapter")
     app.add_source_parser(ChapterParser)
     app.add_directive("litgrad-course", CourseDirective)

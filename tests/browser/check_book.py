@@ -204,6 +204,11 @@ def check_chapter_desktop(driver, check, base, source, book, shots):
           len(held) == len(verdicts) == len(source.claims) and not misplaced and named,
           f"{len(held)} held of {len(verdicts)} boxes; boxes not right after a test: {misplaced}; "
           f"every claim named: {named}")
+    if os.path.exists(os.path.join(source_root_of(source), "tests", "mutations", "ledger.json")):
+        unmarked = [i + 1 for i, v in enumerate(verdicts)
+                    if "Turned red by:" not in v[0] and "No catalogued mutation turns this claim red" not in v[0]]
+        check(f"{prefix} each claim's box names the mutations that turned it red, or says none does",
+              not unmarked, f"boxes without: {unmarked}")
 
     folds = driver.execute_script(
         "return Array.from(document.querySelectorAll('article details.litgrad-fold'))"
@@ -279,6 +284,14 @@ def check_phone(driver, check, base, page, label, shots, expected_figures=()):
     resize(driver, *PHONE)
 
 
+def desktop_screenshot(driver, shots, name):
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    resize(driver, DESKTOP[0], min(height, 60000))
+    time.sleep(0.3)
+    driver.save_screenshot(os.path.join(shots, f"{name}.png"))
+    resize(driver, *DESKTOP)
+
+
 def console_and_hosts(driver, check, label):
     console = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
     check(f"{label}: the console has no errors", not console, json.dumps(console)[:500] if console else "")
@@ -315,6 +328,7 @@ def main():
         check(f"the course page lists every chapter, in order, each linked ({len(book)})",
               listed == [s.name for s in book] and len(entries) == len(book), f"listed {listed}")
         console_and_hosts(driver, check, "the course page")
+        desktop_screenshot(driver, shots, "index")
         for source in book:
             summaries.append(check_chapter_desktop(driver, check, base, source, book, shots))
             console_and_hosts(driver, check, source.name)
@@ -323,8 +337,10 @@ def main():
         unlisted = [c.name for s in book for c in s.claims if c.name not in text]
         check("the Claims page lists every claim of every chapter", not unlisted, f"missing: {unlisted[:3]}")
         console_and_hosts(driver, check, "the Claims page")
+        desktop_screenshot(driver, shots, "claims")
         driver.get(f"{base}/docs/performance.html")
         console_and_hosts(driver, check, "the Performance page")
+        desktop_screenshot(driver, shots, "performance")
     finally:
         driver.quit()
 
