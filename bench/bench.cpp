@@ -3,6 +3,8 @@
 //   1. FlagStep: a training step of chapter 8's flag task (batch 64).
 //   2. Attention: MultiheadAttention forward + backward, L=128, N=16, E=128, 8 heads, causal.
 //   3. Sweep: the same layer for L = 16 ... 1024, N=4, E=64, 4 heads.
+//   6. Block: a pre-norm Transformer block (nn::TransformerEncoderLayer, causal, gelu), N=16,
+//      E=64, 4 heads, feed-forward 256, for L = 16 ... 256 (L = 64 is the headline size).
 //   and EigenGemm: Eigen's rate on a large square product, the yardstick for workload 2.
 // Without libtorch the litgrad side still runs and the context says the peer is missing.
 
@@ -33,6 +35,11 @@ void Attention_litgrad(benchmark::State& state) {
   state.counters["FLOP/s"] = benchmark::Counter(bench::attention_flops(L, N, E), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void Block_litgrad(benchmark::State& state) {
+  bench::LitgradBlock b(state.range(0), state.range(1), state.range(2), state.range(3), state.range(4));
+  for (auto _ : state) b.step();
+}
+
 void EigenGemm(benchmark::State& state) {
   const Eigen::Index n = state.range(0);
   const Eigen::MatrixXd a = Eigen::MatrixXd::Random(n, n), b = Eigen::MatrixXd::Random(n, n);
@@ -52,6 +59,11 @@ void FlagStep_libtorch(benchmark::State& state) {
   bench::TorchFlagModel model;
   std::size_t i = 0;
   for (auto _ : state) benchmark::DoNotOptimize(model.step(tokens[i % 16], answers[i % 16])), ++i;
+}
+
+void Block_libtorch(benchmark::State& state) {
+  bench::TorchBlock b(state.range(0), state.range(1), state.range(2), state.range(3), state.range(4));
+  for (auto _ : state) b.step();
 }
 
 void Attention_libtorch(benchmark::State& state) {
@@ -92,6 +104,13 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark("Sweep/litgrad", Attention_litgrad)->Args({L, 4, 64, 4})->Unit(benchmark::kMillisecond);
 #ifdef LITGRAD_BENCH_TORCH
     benchmark::RegisterBenchmark("Sweep/libtorch", Attention_libtorch)->Args({L, 4, 64, 4})->Unit(benchmark::kMillisecond);
+#endif
+  }
+  // The pre-norm block of workload 6: at the size, and swept over L = 16 ... 256.
+  for (std::int64_t L : {16, 32, 64, 128, 256}) {
+    benchmark::RegisterBenchmark("Block/litgrad", Block_litgrad)->Args({L, 16, 64, 4, 256})->Unit(benchmark::kMillisecond);
+#ifdef LITGRAD_BENCH_TORCH
+    benchmark::RegisterBenchmark("Block/libtorch", Block_libtorch)->Args({L, 16, 64, 4, 256})->Unit(benchmark::kMillisecond);
 #endif
   }
 #ifdef LITGRAD_BENCH_TORCH

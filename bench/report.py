@@ -131,6 +131,26 @@ def main():
             all(r[2] is None or r[2] >= r[1] for r in sweep))
 
     book = {}  # chapter -> its runs' seconds
+    block_rows = []
+    for name, b in by_name.items():
+        m = re.match(r"Block/litgrad/(\d+)/16/64/4/256$", name)
+        if m:
+            row, _, _ = pair(f"Block/{{}}/{m.group(1)}/16/64/4/256")
+            block_rows.append([f"L = {m.group(1)}", row["litgrad_seconds"], row.get("libtorch_seconds")])
+    block_rows.sort(key=lambda r: int(r[0][4:]))
+    if block_rows:
+        at_64 = next((r for r in block_rows if r[0] == "L = 64"), None)
+        compare("A Transformer block, forward and backward",
+                "One pre-norm ``nn::TransformerEncoderLayer`` (the block of chapter 9) on 16 sequences of width 64 "
+                "with 4 heads, a feed-forward network of width 256 and the causal mask, for sequence lengths L from "
+                "16 to 256; libtorch's side is the same block built from its modules, since its C++ "
+                "TransformerEncoderLayer has no pre-norm option.",
+                "ms", 1e3, block_rows, "no slower than libtorch at any length, and at least twice as fast at L = 64",
+                "The block is what chapters 9 and 10 train: a reader's experiments with it should not be faster in "
+                "the framework they would use next.",
+                all(r[2] is None or r[2] >= r[1] for r in block_rows) and at_64 is not None
+                and at_64[2] is not None and at_64[2] / at_64[1] >= 2)
+
     with open(os.path.join(folder, "book_seconds.txt"), encoding="utf-8") as f:
         for line in f:
             if line.strip():

@@ -38,4 +38,28 @@ inline double attention_flops(double L, double N, double E) {
   return 3 * forward;
 }
 
+// Workload 6: a pre-norm Transformer block forward and backward, causal, batch first
+// [N, L, E]; the loss is sum(output * R) for a fixed random R.
+struct LitgradBlock {
+  litgrad::Generator gen{3};
+  litgrad::nn::TransformerEncoderLayer block;
+  litgrad::Tensor x, r, mask;
+  static litgrad::nn::TransformerEncoderLayerOptions options(std::int64_t F) {
+    litgrad::nn::TransformerEncoderLayerOptions o;
+    o.dim_feedforward = F, o.dropout = 0, o.activation = "gelu", o.norm_first = true, o.batch_first = true;
+    return o;
+  }
+  LitgradBlock(std::int64_t L, std::int64_t N, std::int64_t E, std::int64_t H, std::int64_t F)
+      : block(E, H, options(F), gen),
+        x(litgrad::randn({N, L, E}, gen).requires_grad_()),
+        r(litgrad::randn({N, L, E}, gen)),
+        mask(litgrad::generate_square_subsequent_mask(L)) {}
+  void step() {
+    using namespace litgrad;
+    block.zero_grad();
+    x.zero_grad();
+    sum(block(x, mask) * r).backward();
+  }
+};
+
 }  // namespace bench

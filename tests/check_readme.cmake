@@ -1,6 +1,6 @@
 # Checks that README.md shows docs/examples/readme_example.cpp verbatim, followed by the output
 # that running it prints now. With -DUPDATE=ON it rewrites README.md's copy instead.
-# Used by the test "README example and its output are current" and the target `update-readme`.
+# Used by the test "README example and its output are current" and the target `litgrad_update_readme`.
 #
 # In README.md the example sits between these marker lines:
 #   <!-- readme-example:begin -->  ...a ```cpp block, then a ```text block...  <!-- readme-example:end -->
@@ -27,5 +27,5 @@ if(UPDATE)
   message(STATUS "README.md: example and output updated")
 elseif(NOT current STREQUAL expected)
   message(FATAL_ERROR "README.md's example or its output is out of date. Its block should read:\n${expected}\n"
-                      "Run `cmake --build build --target update-readme` to rewrite it.")
+                      "Run `cmake --build build --target litgrad_update_readme` to rewrite it.")
 endif()

@@ -154,6 +154,52 @@ GRADCHECK("scaled_dot_product_attention, query as key, weights used", normals({{
             return sum(a.output) + sum(a.weights * arange(3));
           })
 
+// The second floor's operations: elementwise, reductions, picking, rearranging, losses, layers.
+GRADCHECK("sqrt", positives({{2, 3}}), [](I x) { return sqrt(x[0]); })
+GRADCHECK("clamp to [-0.5, 0.5] away from the bounds", normals({{3, 4}}), [](I x) { return clamp(x[0], -0.5, 0.5); })
+GRADCHECK("clamp below only", normals({{3, 4}}), [](I x) { return clamp(x[0], 0.1); })
+GRADCHECK("gelu, exact", normals({{3, 4}}), [](I x) { return gelu(x[0]); })
+GRADCHECK("gelu, tanh approximation", normals({{3, 4}}), [](I x) { return gelu(x[0], "tanh"); })
+GRADCHECK("logsumexp along dim 1", normals({{3, 4}}), [](I x) { return logsumexp(x[0], 1); })
+GRADCHECK("logsumexp along dim 0 keepdim", normals({{3, 4}}), [](I x) { return logsumexp(x[0], 0, true) * arange(4); })
+GRADCHECK("norm 2 over everything", normals({{3, 4}}), [](I x) { return norm(x[0]); })
+GRADCHECK("norm 1 over dim 1", normals({{3, 4}}), [](I x) { return norm(x[0], 1, {1}); })
+GRADCHECK("norm 3 over dim 0 keepdim", normals({{3, 4}}), [](I x) { return norm(x[0], 3, {0}, true) * arange(4); })
+GRADCHECK("norm inf over dim 1", normals({{3, 4}}), [](I x) { return norm(x[0], INFINITY, {1}); })
+GRADCHECK("min over dim 0", normals({{3, 4}}), [](I x) { return min(x[0], 0).values; })
+GRADCHECK("var over dim 1, unbiased", normals({{3, 4}}), [](I x) { return var(x[0], {1}); })
+GRADCHECK("std over everything, biased", normals({{3, 4}}), [](I x) { return litgrad::std(x[0], {}, 0); })
+GRADCHECK("topk 2 of each row", normals({{3, 5}}), [](I x) { return topk(x[0], 2, 1).values * arange(2); })
+GRADCHECK("index_select with repeats", normals({{4, 3}}),
+          [](I x) { return index_select(x[0], 0, tensor({3, 0, 3, 1}, {4}, DType::Int64)) * arange(3); })
+GRADCHECK("index_select along dim 1", normals({{2, 4, 3}}),
+          [](I x) { return index_select(x[0], 1, tensor({2, 2, 0}, {3}, DType::Int64)); })
+GRADCHECK("expand a column and a new leading dim", normals({{3, 1}}), [](I x) { return expand(x[0], {2, 3, 4}) * arange(4); })
+GRADCHECK("repeat rows and a new leading dim", normals({{2, 3}}), [](I x) { return repeat(x[0], {2, 2, 1}) * arange(3); })
+GRADCHECK("flatten dims 1 to 2", normals({{2, 3, 4}}), [](I x) { return flatten(x[0], 1) * arange(12); })
+GRADCHECK("tril and triu", normals({{3, 4}, {3, 4}}), [](I x) { return tril(x[0], 1) + triu(x[1], -1); })
+GRADCHECK("split into unequal pieces", normals({{5, 2}}),
+          [](I x) { const auto p = split(x[0], std::vector<std::int64_t>{2, 3}); return sum(p[0]) * 2.0 + sum(p[1] * p[1]); })
+GRADCHECK("chunk into three", normals({{7}}), [](I x) { const auto p = chunk(x[0], 3); return p[0] * 1.0 + p[1] * 2.0; })
+// (With a padding_idx the padding row gets no gradient on purpose, which finite differences
+// would see; test_nn.cpp checks that row's gradient is exactly 0.)
+GRADCHECK("embedding with repeats", normals({{5, 3}}),
+          [](I x) { return nn::embedding(tensor({4, 1, 4, 0, 2}, {5}, DType::Int64), x[0]) * arange(3); })
+GRADCHECK("layer_norm over the last dim with weight and bias", normals({{4, 5}, {5}, {5}}),
+          [](I x) { return nn::layer_norm(x[0], {5}, x[1], x[2]) * arange(5); })
+GRADCHECK("layer_norm over the last two dims", normals({{2, 3, 4}}), [](I x) { return nn::layer_norm(x[0], {3, 4}) * arange(4); })
+GRADCHECK("cross_entropy with ignore_index and label smoothing", normals({{4, 3}}), [](I x) {
+  CrossEntropyOptions o;
+  o.ignore_index = 1, o.label_smoothing = 0.2;
+  return cross_entropy(x[0], tensor({0, 1, 2, 2}, {4}, DType::Int64), o);
+})
+GRADCHECK("cross_entropy with class probabilities", normals({{3, 4}, {3, 4}}),
+          [](I x) { return cross_entropy(x[0], softmax(x[1], 1)); })
+GRADCHECK("nll_loss of log_softmax", normals({{4, 3}}),
+          [](I x) { return nll_loss(log_softmax(x[0], 1), tensor({2, 0, 1, 1}, {4}, DType::Int64)); })
+GRADCHECK("binary_cross_entropy_with_logits, input and target", normals({{3, 4}, {3, 4}}),
+          [](I x) { return binary_cross_entropy_with_logits(x[0] * 3.0, sigmoid(x[1])); })
+
 TEST_CASE("every operation that records a backward is in the gradcheck table") {
   // The operations the library records, read from its sources: record("name", ...) directly,
   // or through the elementwise helpers unary("name", ...) and binary("name", ...).

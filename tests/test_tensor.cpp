@@ -64,7 +64,7 @@ TEST_CASE("misusing a tensor throws an error that names the operation and the sh
   CHECK_THROWS_WITH_AS(tensor({1.5}, {1}, DType::Int64), doctest::Contains("tensor: Int64 values must be integers"), ValueError);
   CHECK_THROWS_WITH_AS(tensor({2}, {1}, DType::Bool), doctest::Contains("tensor: Bool values must be 0 or 1"), ValueError);
   CHECK_THROWS_WITH_AS(tensor({{1, 2}, {3}}), "tensor: rows of different lengths (2 and 1)", ShapeError);
-  CHECK_THROWS_WITH_AS(zeros({2, -1}), "tensor: negative size in shape [2,-1]", ValueError);
+  CHECK_THROWS_WITH_AS(zeros({2, -1}), "zeros: negative size in shape [2,-1]", ValueError);
   CHECK_THROWS_WITH_AS(ones({2}).item(), "item: expected a tensor with one element, got shape [2]", ValueError);
   CHECK_THROWS_WITH_AS(ones({2, 3}).at({0, 3}), "at: index 3 is out of range for dimension 1 of size 3", IndexError);
   CHECK_THROWS_WITH_AS(ones({2, 3}).size(2), doctest::Contains("size: dimension 2 is out of range for a tensor with 2 dimensions"), IndexError);

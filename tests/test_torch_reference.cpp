@@ -40,6 +40,37 @@ const std::map<std::string, Expr>& expressions() {
       {"sin_cos_pow_where",
        [](auto& in) { return where(gt(in[0], scalar_tensor(0)), pow(sin(in[0]), 2.0), cos(in[0]) * in[0]) + pow(in[0], 3.0); }},
       {"log_softmax_sum_over_dims", [](auto& in) { return sum(log_softmax(in[0], 1), {-1}) - mean(in[0]); }},
+      // The second floor's operations.
+      {"gelu_exact_and_tanh", [](auto& in) { return gelu(in[0]) + gelu(0.7 * in[0], "tanh"); }},
+      {"logsumexp_sqrt_clamp",
+       [](auto& in) { return logsumexp(in[0], 1) + sum(sqrt(in[0] * in[0] + 1.0), {1}) + sum(clamp(in[0], -0.5, 0.7), {1}); }},
+      {"var_and_std",
+       [](auto& in) { return cat({var(in[0], {1}), litgrad::std(in[0], {0}, false), reshape(var(in[0]), {1})}); }},
+      {"vector_norms",
+       [](auto& in) { return stack({norm(in[0]), norm(in[0], 1), norm(in[0], INFINITY), norm(in[0], 3)}); }},
+      {"cross_entropy_ignore_and_smoothing",
+       [](auto& in) {
+         CrossEntropyOptions o;
+         o.ignore_index = 1, o.label_smoothing = 0.2, o.reduction = Reduction::None;
+         return cross_entropy(in[0], in[1], o);
+       }},
+      {"cross_entropy_probabilities_mean",
+       [](auto& in) {
+         CrossEntropyOptions o;
+         o.label_smoothing = 0.1;
+         return reshape(cross_entropy(in[0], in[1], o), {1});
+       }},
+      {"nll_loss_sum", [](auto& in) { return reshape(nll_loss(log_softmax(in[0], 1), in[1], -100, Reduction::Sum), {1}); }},
+      {"binary_cross_entropy_with_logits",
+       [](auto& in) { return binary_cross_entropy_with_logits(4.0 * in[0], in[1], Reduction::None); }},
+      {"layer_norm_affine", [](auto& in) { return nn::layer_norm(in[0], {4}, in[1], in[2], 1e-5); }},
+      {"expand_repeat_flatten_tril",
+       [](auto& in) { return flatten(tril(sum(expand(in[0], {2, 3, 4}), {0}) + repeat(in[1], {1, 2}), 1)); }},
+      {"topk_index_select_embedding",
+       [](auto& in) {
+         const Tensor rows = slice(nn::embedding(in[1], in[0]), 1, 0, 2);  // [4, 2]
+         return matmul(topk(in[0], 2, 1).values, transpose(rows, 0, 1)) + sum(index_select(in[0], 0, in[1]));
+       }},
   };
   return e;
 }

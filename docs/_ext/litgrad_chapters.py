@@ -516,6 +516,21 @@ class ApiDirective(Directive):
                     entries.append((int(location.get("line")), group, directive))
         if not entries:
             raise SphinxError(f"litgrad-api: Doxygen's XML declares nothing in {header}")
+        # A function that is not overloaded anywhere is named without its parameters: Breathe
+        # cannot match some signatures (a std::function return type, say), and needs none to
+        # tell it apart.
+        counts = {}
+        for compound in index.iter("compound"):
+            if compound.get("kind") == "namespace":
+                for member in compound.iter("member"):
+                    if member.get("kind") == "function":
+                        name = compound.findtext("name") + "::" + member.findtext("name")
+                        counts[name] = counts.get(name, 0) + 1
+        for k, (line, group, d) in enumerate(entries):
+            if d[0].startswith(".. doxygenfunction:: "):
+                base = d[0][len(".. doxygenfunction:: "):].split("(")[0]
+                if counts.get(base, 0) == 1:
+                    entries[k] = (line, group, [f".. doxygenfunction:: {base}"])
         lines, current_group = [], None
         for _, group, directive in sorted(entries, key=lambda e: e[0]):
             if group and group != current_group:

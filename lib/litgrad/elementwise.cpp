@@ -3,6 +3,7 @@
 
 #include "litgrad/elementwise.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "litgrad/detail/broadcast.hpp"
@@ -163,6 +164,37 @@ Tensor cos(const Tensor& x) {
                [](double v, double, double g) { return -g * std::sin(v); });
 }
 
+Tensor sqrt(const Tensor& x) {
+  return unary("sqrt", x, [](double v) { return std::sqrt(v); },
+               [](double, double y, double g) { return g / (2 * y); });  // d sqrt(x)/dx = 1/(2 sqrt x)
+}
+
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max) {
+  if (!min && !max) throw ValueError("clamp: give at least one of min and max");
+  const double lo = min.value_or(-INFINITY), hi = max.value_or(INFINITY);
+  // torch's rule: min(max(x, lo), hi), so hi wins when lo > hi; a NaN stays NaN.
+  return unary("clamp", x, [lo, hi](double v) { return std::isnan(v) ? v : v < lo ? std::min(lo, hi) : v > hi ? hi : v; },
+               [lo, hi](double v, double, double g) { return v >= lo && v <= hi ? g : 0.0; });
+}
+
+Tensor gelu(const Tensor& x, const std::string& approximate) {
+  constexpr double kSqrtHalf = 0.70710678118654752440, kInvSqrt2Pi = 0.39894228040143267794;
+  constexpr double kSqrt2OverPi = 0.79788456080286535588, kCubic = 0.044715;
+  if (approximate == "none")  // y = x Φ(x);  dy/dx = Φ(x) + x φ(x)
+    return unary("gelu", x, [](double v) { return 0.5 * v * (1 + std::erf(v * kSqrtHalf)); },
+                 [](double v, double, double g) {
+                   return g * (0.5 * (1 + std::erf(v * kSqrtHalf)) + v * kInvSqrt2Pi * std::exp(-0.5 * v * v));
+                 });
+  if (approximate == "tanh")  // y = x (1 + t) / 2, t = tanh(k (x + c x³));  dy/dx = (1 + t)/2 + x (1 - t²) k (1 + 3c x²) / 2
+    return unary("gelu", x,
+                 [](double v) { return 0.5 * v * (1 + std::tanh(kSqrt2OverPi * (v + kCubic * v * v * v))); },
+                 [](double v, double, double g) {
+                   const double t = std::tanh(kSqrt2OverPi * (v + kCubic * v * v * v));
+                   return g * (0.5 * (1 + t) + 0.5 * v * (1 - t * t) * kSqrt2OverPi * (1 + 3 * kCubic * v * v));
+                 });
+  throw ValueError("gelu: approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Comparisons and logic. Results are Bool and carry no gradient.
 
@@ -238,6 +270,12 @@ Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
 Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
 Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
 Tensor operator-(const Tensor& x) { return neg(x); }
+Tensor operator<(const Tensor& a, double b) { return lt(a, scalar_tensor(b)); }
+Tensor operator<=(const Tensor& a, double b) { return le(a, scalar_tensor(b)); }
+Tensor operator>(const Tensor& a, double b) { return gt(a, scalar_tensor(b)); }
+Tensor operator>=(const Tensor& a, double b) { return ge(a, scalar_tensor(b)); }
+Tensor operator==(const Tensor& a, double b) { return eq(a, scalar_tensor(b)); }
+Tensor operator!=(const Tensor& a, double b) { return ne(a, scalar_tensor(b)); }
 Tensor operator+(const Tensor& a, double b) { return add(a, scalar_tensor(b)); }
 Tensor operator-(const Tensor& a, double b) { return sub(a, scalar_tensor(b)); }
 Tensor operator*(const Tensor& a, double b) { return mul(a, scalar_tensor(b)); }

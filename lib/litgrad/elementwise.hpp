@@ -7,6 +7,9 @@
 /// with `[4,1]` gives `[2,4,3]`. The gradient of a broadcast operand is summed over the
 /// dimensions it was stretched along, so it always has the operand's own shape.
 
+#include <optional>
+#include <string>
+
 #include "litgrad/tensor.hpp"
 
 namespace litgrad {
@@ -47,6 +50,17 @@ Tensor relu(const Tensor& x);
 Tensor sin(const Tensor& x);
 /// \brief Cosine.
 Tensor cos(const Tensor& x);
+/// \brief Square root; NaN below 0, as torch. Its gradient `1 / (2 sqrt(x))` is `inf` at 0.
+Tensor sqrt(const Tensor& x);
+/// \brief Each element limited to `[min, max]`, as `torch.clamp`; either bound may be left out
+/// (`std::nullopt`). The gradient passes where `min <= x <= max` and is 0 elsewhere, as torch.
+/// A NaN stays NaN. \throws ValueError when both bounds are left out.
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max = std::nullopt);
+/// \brief The Gaussian error linear unit, as `torch.nn.functional.gelu`: `x Φ(x)` with Φ the
+/// standard normal's distribution function (\p approximate `"none"`, the default), or its tanh
+/// approximation `0.5 x (1 + tanh(sqrt(2/π) (x + 0.044715 x³)))` (\p approximate `"tanh"`).
+/// \throws ValueError for another \p approximate.
+Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 ///@}
 
 /// \name Comparisons (not differentiable; Bool results, broadcasting)
@@ -112,6 +126,12 @@ Tensor operator+(double a, const Tensor& b);         ///< add(a, b)
 Tensor operator-(double a, const Tensor& b);         ///< sub(a, b)
 Tensor operator*(double a, const Tensor& b);         ///< mul(a, b)
 Tensor operator/(double a, const Tensor& b);         ///< div(a, b)
+Tensor operator<(const Tensor& a, double b);         ///< lt(a, b): a Bool tensor
+Tensor operator<=(const Tensor& a, double b);        ///< le(a, b): a Bool tensor
+Tensor operator>(const Tensor& a, double b);         ///< gt(a, b): a Bool tensor
+Tensor operator>=(const Tensor& a, double b);        ///< ge(a, b): a Bool tensor
+Tensor operator==(const Tensor& a, double b);        ///< eq(a, b): a Bool tensor
+Tensor operator!=(const Tensor& a, double b);        ///< ne(a, b): a Bool tensor
 ///@}
 
 }  // namespace litgrad

@@ -4,6 +4,7 @@
 
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
+#include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
 #include "litgrad/reshaping.hpp"
 
@@ -163,6 +164,127 @@ Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
     parts.push_back(unsqueeze(t, d));
   }
   return cat(parts, d);
+}
+
+// x: [outer, n, inner] around dim; index: [m] Int64; result: [outer, m, inner].
+// y[o, j, :] = x[o, index[j], :];  dx[o, index[j], :] += g[o, j, :].
+Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
+  if (index.dtype() != DType::Int64 || index.dim() > 1)
+    throw ValueError("index_select: index must be a 1-D Int64 tensor, got " + std::string(to_string(index.dtype())) +
+                     " of shape " + to_string(index.shape()));
+  if (x.dim() == 0) throw IndexError("index_select: cannot index a 0-dimensional tensor");
+  const std::int64_t d = wrap_dim("index_select", dim, x.dim());
+  const Split s = split_at(x.shape(), d);
+  const std::int64_t m = index.numel();
+  std::vector<std::int64_t> rows(static_cast<std::size_t>(m));
+  for (std::int64_t j = 0; j < m; ++j) {
+    const double v = index.data()[j];
+    if (v < 0 || v >= static_cast<double>(s.n))
+      throw IndexError("index_select: index " + std::to_string(static_cast<std::int64_t>(v)) +
+                       " is out of range for dimension " + std::to_string(d) + " of size " + std::to_string(s.n) +
+                       " (shape " + to_string(x.shape()) + ")");
+    rows[static_cast<std::size_t>(j)] = static_cast<std::int64_t>(v);
+  }
+  Shape out = x.shape();
+  out[d] = m;
+  Tensor y = detail::uninitialized_tensor(out, x.dtype());
+  for (std::int64_t o = 0; o < s.outer; ++o)
+    for (std::int64_t j = 0; j < m; ++j)
+      std::copy_n(x.data() + (o * s.n + rows[static_cast<std::size_t>(j)]) * s.inner, s.inner,
+                  y.data() + (o * m + j) * s.inner);
+  const Shape in = x.shape();
+  return detail::record("index_select", y, {x}, [in, s, m, rows](const Tensor& g) -> std::vector<Tensor> {
+    Tensor gx = detail::empty_tensor(in);  // zeros, then each picked row's gradient added
+    const double* gv = g.data();
+    double* gxv = gx.data();
+    for (std::int64_t o = 0; o < s.outer; ++o)
+      for (std::int64_t j = 0; j < m; ++j) {
+        double* to = gxv + (o * s.n + rows[static_cast<std::size_t>(j)]) * s.inner;
+        const double* from = gv + (o * m + j) * s.inner;
+        for (std::int64_t k = 0; k < s.inner; ++k) to[k] += from[k];
+      }
+    return {gx};
+  });
+}
+
+std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& sizes, std::int64_t dim) {
+  if (x.dim() == 0) throw ShapeError("split: cannot split a 0-dimensional tensor");
+  const std::int64_t d = wrap_dim("split", dim, x.dim());
+  std::int64_t total = 0;
+  for (std::int64_t n : sizes) {
+    if (n < 0) throw ValueError("split: sizes must be non-negative, got " + to_string(Shape(sizes.begin(), sizes.end())));
+    total += n;
+  }
+  if (total != x.size(d))
+    throw ShapeError("split: sizes " + to_string(Shape(sizes.begin(), sizes.end())) + " add up to " +
+                     std::to_string(total) + ", not to the size " + std::to_string(x.size(d)) + " of dimension " +
+                     std::to_string(d) + " (shape " + to_string(x.shape()) + ")");
+  std::vector<Tensor> pieces;
+  std::int64_t start = 0;
+  for (std::int64_t n : sizes) {
+    pieces.push_back(slice(x, d, start, start + n));
+    start += n;
+  }
+  return pieces;
+}
+
+std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
+  if (split_size < 1) throw ValueError("split: split_size must be at least 1, got " + std::to_string(split_size));
+  if (x.dim() == 0) throw ShapeError("split: cannot split a 0-dimensional tensor");
+  const std::int64_t n = x.size(wrap_dim("split", dim, x.dim()));
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t start = 0; start < n; start += split_size) sizes.push_back(std::min(split_size, n - start));
+  if (sizes.empty()) sizes.push_back(0);  // an empty dimension gives one empty piece, as torch
+  return split(x, sizes, dim);
+}
+
+std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim) {
+  if (chunks < 1) throw ValueError("chunk: chunks must be at least 1, got " + std::to_string(chunks));
+  if (x.dim() == 0) throw ShapeError("chunk: cannot chunk a 0-dimensional tensor");
+  const std::int64_t n = x.size(wrap_dim("chunk", dim, x.dim()));
+  return split(x, std::max<std::int64_t>(1, (n + chunks - 1) / chunks), dim);
+}
+
+namespace {
+// x with the entries of its last two dimensions where keep(i, j) fails set to exactly 0.
+template <class Keep>
+Tensor triangle(const char* op, const Tensor& x, Keep keep) {
+  if (x.dim() < 2) throw ShapeError(std::string(op) + ": needs at least 2 dimensions, got shape " + to_string(x.shape()));
+  const std::int64_t rows = x.size(-2), cols = x.size(-1);
+  Tensor mask = detail::empty_tensor({rows, cols}, DType::Bool);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) mask.data()[i * cols + j] = keep(i, j) ? 1.0 : 0.0;
+  return where(mask, x, zeros({}));
+}
+}  // namespace
+
+Tensor tril(const Tensor& x, std::int64_t diagonal) {
+  return triangle("tril", x, [diagonal](std::int64_t i, std::int64_t j) { return j - i <= diagonal; });
+}
+
+Tensor triu(const Tensor& x, std::int64_t diagonal) {
+  return triangle("triu", x, [diagonal](std::int64_t i, std::int64_t j) { return j - i >= diagonal; });
+}
+
+// indices: shape S, Int64; result: S + [C], Int64, with result[..., indices[...]] = 1.
+Tensor one_hot(const Tensor& indices, std::int64_t num_classes) {
+  if (indices.dtype() != DType::Int64)
+    throw ValueError("one_hot: indices must be an Int64 tensor, got " + std::string(to_string(indices.dtype())));
+  const double* iv = indices.data();
+  if (num_classes < 0) {
+    if (indices.numel() == 0) throw ValueError("one_hot: cannot infer num_classes from an empty tensor");
+    num_classes = static_cast<std::int64_t>(*std::max_element(iv, iv + indices.numel())) + 1;
+  }
+  Shape out = indices.shape();
+  out.push_back(num_classes);
+  Tensor y = detail::empty_tensor(out, DType::Int64);
+  for (std::int64_t k = 0; k < indices.numel(); ++k) {
+    if (iv[k] < 0 || iv[k] >= static_cast<double>(num_classes))
+      throw IndexError("one_hot: index " + std::to_string(static_cast<std::int64_t>(iv[k])) + " is out of range for " +
+                       std::to_string(num_classes) + " classes");
+    y.data()[k * num_classes + static_cast<std::int64_t>(iv[k])] = 1.0;
+  }
+  return y;
 }
 
 }  // namespace litgrad

@@ -3,6 +3,7 @@
 /// \brief Picking parts of tensors and joining tensors: select, slice, gather, cat, stack.
 /// All differentiable; the gradient of a part is put back where the part came from.
 
+#include <cstdint>
 #include <vector>
 
 #include "litgrad/tensor.hpp"
@@ -46,5 +47,37 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
 /// \brief Joins equally shaped tensors along a new dimension: three `[2]` give `[3,2]` (dim 0).
 /// \throws ShapeError when the list is empty or the shapes differ.
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
+
+/// \brief The entries of \p x at the positions \p index along \p dim, as `torch.index_select`:
+/// `[..., n, ...]` with a 1-D Int64 index of m positions gives `[..., m, ...]`. A position may
+/// appear several times; its gradient is then the sum over its copies.
+/// \throws ValueError unless \p index is a 1-D (or 0-D) Int64 tensor; IndexError for a
+/// position out of range.
+Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index);
+
+/// \brief \p x cut into \p chunks pieces along \p dim, as `torch.chunk`: each piece has
+/// `ceil(n / chunks)` positions, the last what is left, so there may be fewer than \p chunks
+/// pieces. \throws ValueError for chunks < 1.
+std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim = 0);
+/// \brief \p x cut along \p dim into pieces of \p split_size positions, the last possibly
+/// smaller, as `torch.split` with an integer. \throws ValueError for split_size < 1.
+std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim = 0);
+/// \brief \p x cut along \p dim into pieces of the listed sizes, as `torch.split` with a list.
+/// \throws ShapeError when the sizes do not add up to the dimension's size.
+std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& split_sizes, std::int64_t dim = 0);
+
+/// \brief The lower triangle of the last two dimensions, as `torch.tril`: entries (i, j) with
+/// `j - i <= diagonal` kept, the others exactly 0 (whatever they held, NaN included).
+/// \throws ShapeError for fewer than 2 dimensions.
+Tensor tril(const Tensor& x, std::int64_t diagonal = 0);
+/// \brief The upper triangle, as `torch.triu`: entries with `j - i >= diagonal` kept, the
+/// others exactly 0. \throws ShapeError for fewer than 2 dimensions.
+Tensor triu(const Tensor& x, std::int64_t diagonal = 0);
+
+/// \brief One-hot rows, as `torch.nn.functional.one_hot`: an Int64 tensor of class indices of
+/// shape S gives an Int64 tensor of shape `S + [num_classes]` with a 1 at each index;
+/// \p num_classes -1 means one more than the largest index. \throws ValueError for a
+/// non-Int64 input; IndexError for an index outside `[0, num_classes)`.
+Tensor one_hot(const Tensor& indices, std::int64_t num_classes = -1);
 
 }  // namespace litgrad

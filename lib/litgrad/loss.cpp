@@ -2,6 +2,11 @@
 
 #include "litgrad/loss.hpp"
 
+#include <algorithm>
+#include <cmath>
+
+#include "litgrad/detail/node.hpp"
+#include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
 #include "litgrad/indexing.hpp"
@@ -31,22 +36,118 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
 }
 
 // input: [N, C] (or [C]); target: [N] (or []) Int64; result: 0-dimensional, or [N] with Reduction::None.
-Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction reduction) {
-  if (target.dtype() != DType::Int64)
-    throw ValueError("cross_entropy: target must be an Int64 tensor of class indices, got " +
-                     std::string(to_string(target.dtype())));
+namespace {
+
+// The rows of a loss over classes: scores [N, C] (a [C] input as one row) and, for class
+// indices, target [N] Int64 (a 0-dimensional target as one). Checks shapes, dtypes and ranges.
+struct Rows {
+  Tensor scores, classes;  // [N, C], and [N, 1] Int64 with ignored rows pointing at class 0
+  Tensor counts;           // [N, 1] Bool: whether the row counts
+  bool single = false;
+};
+
+Rows class_rows(const char* op, const Tensor& input, const Tensor& target, std::int64_t ignore_index) {
   const bool single = input.dim() == 1;
   if (!((single && target.dim() == 0) || (input.dim() == 2 && target.dim() == 1 && target.size(0) == input.size(0))))
-    throw ShapeError("cross_entropy: input of shape " + to_string(input.shape()) + " and target of shape " +
+    throw ShapeError(std::string(op) + ": input of shape " + to_string(input.shape()) + " and target of shape " +
                      to_string(target.shape()) + " do not fit (expected [N,C] with [N], or [C] with [])");
-  const Tensor scores = single ? unsqueeze(input, 0) : input;
-  const Tensor classes = reshape(target, {-1, 1});  // [N, 1]: the column gather picks from each row
-  for (double c : classes.to_vector())
-    if (c < 0 || c >= static_cast<double>(scores.size(1)))
-      throw IndexError("cross_entropy: target class " + std::to_string(static_cast<long long>(c)) +
-                       " is out of range for " + std::to_string(scores.size(1)) + " classes");
-  const Tensor picked = gather(log_softmax(scores, 1), 1, classes);  // [N, 1]
-  const Tensor losses = reshape(-picked, target.shape());
+  Rows r;
+  r.single = single;
+  r.scores = single ? unsqueeze(input, 0) : input;
+  const std::int64_t C = r.scores.size(1), N = r.scores.size(0);
+  Tensor classes = detail::empty_tensor({N, 1}, DType::Int64), counts = detail::empty_tensor({N, 1}, DType::Bool);
+  for (std::int64_t i = 0; i < N; ++i) {
+    const double c = target.data()[i];
+    if (c == static_cast<double>(ignore_index)) continue;  // class 0, not counted
+    if (c < 0 || c >= static_cast<double>(C))
+      throw IndexError(std::string(op) + ": target class " + std::to_string(static_cast<long long>(c)) +
+                       " is out of range for " + std::to_string(C) + " classes");
+    classes.data()[i] = c;
+    counts.data()[i] = 1;
+  }
+  r.classes = classes;
+  r.counts = counts;
+  return r;
+}
+
+// losses: [N, 1] with ignored rows exactly 0; the mean is over the rows that count.
+Tensor reduce_rows(const Rows& r, const Tensor& losses, Reduction reduction) {
+  if (reduction == Reduction::None) return r.single ? reshape(losses, {}) : reshape(losses, {-1});
+  const Tensor total = sum(losses);
+  if (reduction == Reduction::Sum) return total;
+  return total / sum(to(r.counts, DType::Float64));
+}
+
+}  // namespace
+
+// Class indices: input [N, C] (or [C]), target [N] Int64 (or []). Per row:
+// loss = (1 - ε) (-logp[target]) + (ε / C) sum_c (-logp_c), 0 where the target is ignored.
+// Probabilities: target [N, C] Float64; loss = -sum_c ((1 - ε) t_c + ε / C) logp_c.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyOptions& o) {
+  const char* op = "cross_entropy";
+  if (!(o.label_smoothing >= 0 && o.label_smoothing <= 1))
+    throw ValueError("cross_entropy: label_smoothing must be in [0, 1], got " + std::to_string(o.label_smoothing));
+  const double eps = o.label_smoothing;
+  if (target.dtype() == DType::Float64) {
+    if (target.shape() != input.shape() || (input.dim() != 1 && input.dim() != 2))
+      throw ShapeError("cross_entropy: input of shape " + to_string(input.shape()) + " and probability target of shape " +
+                       to_string(target.shape()) + " do not fit (expected equal shapes, [N,C] or [C])");
+    const std::int64_t C = input.size(-1);
+    const Tensor logp = log_softmax(input, -1);
+    const Tensor mixed = eps == 0 ? target : target * (1 - eps) + eps / static_cast<double>(C);
+    const Tensor losses = -sum(mixed * logp, {-1});  // [N] or []
+    if (o.reduction == Reduction::None) return losses;
+    return o.reduction == Reduction::Sum ? sum(losses) : mean(losses);
+  }
+  if (target.dtype() != DType::Int64)
+    throw ValueError("cross_entropy: target must be an Int64 tensor of class indices or a Float64 tensor of class "
+                     "probabilities, got " + std::string(to_string(target.dtype())));
+  const Rows r = class_rows(op, input, target, o.ignore_index);
+  const Tensor logp = log_softmax(r.scores, 1);  // [N, C]
+  Tensor losses = -gather(logp, 1, r.classes);    // [N, 1]
+  if (eps > 0) {
+    const double C = static_cast<double>(r.scores.size(1));
+    losses = losses * (1 - eps) + (-sum(logp, {1}, true)) * (eps / C);
+  }
+  return reduce_rows(r, where(r.counts, losses, zeros({})), o.reduction);
+}
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction reduction) {
+  CrossEntropyOptions o;
+  o.reduction = reduction;
+  return cross_entropy(input, target, o);
+}
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, std::int64_t ignore_index, Reduction reduction) {
+  if (target.dtype() != DType::Int64)
+    throw ValueError("nll_loss: target must be an Int64 tensor of class indices, got " +
+                     std::string(to_string(target.dtype())));
+  const Rows r = class_rows("nll_loss", input, target, ignore_index);
+  const Tensor losses = -gather(r.scores, 1, r.classes);  // [N, 1]
+  return reduce_rows(r, where(r.counts, losses, zeros({})), reduction);
+}
+
+// x, t: the same shape. loss = max(x, 0) - x t + log(1 + exp(-|x|));
+// dloss/dx = sigmoid(x) - t, dloss/dt = -x.
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, Reduction reduction) {
+  if (input.shape() != target.shape())
+    throw ShapeError("binary_cross_entropy_with_logits: input of shape " + to_string(input.shape()) +
+                     " and target of shape " + to_string(target.shape()) + " differ");
+  Tensor losses = detail::uninitialized_tensor(input.shape());
+  const double *x = input.data(), *t = target.data();
+  for (std::int64_t i = 0, n = input.numel(); i < n; ++i)
+    losses.data()[i] = std::max(x[i], 0.0) - x[i] * t[i] + std::log1p(std::exp(-std::fabs(x[i])));
+  losses = detail::record("binary_cross_entropy_with_logits", losses, {input, target},
+                          [input, target](const Tensor& g) -> std::vector<Tensor> {
+                            Tensor gx = detail::uninitialized_tensor(input.shape()), gt = detail::uninitialized_tensor(input.shape());
+                            const double *x = input.data(), *t = target.data(), *gv = g.data();
+                            for (std::int64_t i = 0, n = input.numel(); i < n; ++i) {
+                              const double s = x[i] >= 0 ? 1 / (1 + std::exp(-x[i])) : std::exp(x[i]) / (1 + std::exp(x[i]));
+                              gx.data()[i] = gv[i] * (s - t[i]);
+                              gt.data()[i] = -gv[i] * x[i];
+                            }
+                            return {gx, gt};
+                          });
   return reduce(losses, reduction);
 }
 

@@ -4,6 +4,8 @@
 
 #include "litgrad/random.hpp"
 
+#include <vector>
+
 #include <cmath>
 
 #include "litgrad/detail/tensor_impl.hpp"
@@ -80,7 +82,8 @@ void manual_seed(std::uint64_t seed) { default_generator().manual_seed(seed); }
 
 namespace {
 template <class F>
-Tensor fill(const Shape& shape, DType dtype, F next) {
+Tensor fill(const char* op, const Shape& shape, DType dtype, F next) {
+  detail::check_sizes(op, shape);
   Tensor t = detail::empty_tensor(shape, dtype);
   double* v = t.data();
   const std::int64_t n = t.numel();
@@ -90,21 +93,21 @@ Tensor fill(const Shape& shape, DType dtype, F next) {
 }  // namespace
 
 Tensor rand(const Shape& shape, Generator& gen) {
-  return fill(shape, DType::Float64, [&] { return gen.uniform(); });
+  return fill("rand", shape, DType::Float64, [&] { return gen.uniform(); });
 }
 
 Tensor randn(const Shape& shape, Generator& gen) {
-  return fill(shape, DType::Float64, [&] { return gen.normal(); });
+  return fill("randn", shape, DType::Float64, [&] { return gen.normal(); });
 }
 
 Tensor uniform(const Shape& shape, double low, double high, Generator& gen) {
   if (!(low < high) || !std::isfinite(high - low))
     throw ValueError("uniform: need finite low < high, got [" + std::to_string(low) + ", " + std::to_string(high) + ")");
-  return fill(shape, DType::Float64, [&] { return low + (high - low) * gen.uniform(); });
+  return fill("uniform", shape, DType::Float64, [&] { return low + (high - low) * gen.uniform(); });
 }
 
 Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generator& gen) {
-  return fill(shape, DType::Int64, [&] { return static_cast<double>(gen.randint(low, high)); });
+  return fill("randint", shape, DType::Int64, [&] { return static_cast<double>(gen.randint(low, high)); });
 }
 
 Tensor randperm(std::int64_t n, Generator& gen) {
@@ -114,6 +117,47 @@ Tensor randperm(std::int64_t n, Generator& gen) {
   for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<double>(i);
   for (std::int64_t i = n - 1; i > 0; --i) std::swap(v[i], v[gen.randint(0, i + 1)]);
   return p;
+}
+
+// input: [C] or [N, C] weights; result: [num_samples] or [N, num_samples], Int64.
+Tensor multinomial(const Tensor& input, std::int64_t num_samples, bool replacement, Generator& gen) {
+  if (input.dim() != 1 && input.dim() != 2)
+    throw ShapeError("multinomial: input must be [C] or [N, C], got shape " + to_string(input.shape()));
+  const std::int64_t rows = input.dim() == 1 ? 1 : input.size(0), C = input.size(-1);
+  if (num_samples < 0) throw ValueError("multinomial: num_samples must be non-negative, got " + std::to_string(num_samples));
+  Tensor out = detail::empty_tensor(input.dim() == 1 ? Shape{num_samples} : Shape{rows, num_samples}, DType::Int64);
+  std::vector<double> w(static_cast<std::size_t>(C));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    std::int64_t positive = 0;
+    for (std::int64_t c = 0; c < C; ++c) {
+      const double v = input.data()[r * C + c];
+      if (!(v >= 0) || !std::isfinite(v))
+        throw ValueError("multinomial: weights must be finite and non-negative, got " + std::to_string(v) +
+                         " in row " + std::to_string(r));
+      w[static_cast<std::size_t>(c)] = v;
+      positive += v > 0;
+    }
+    if (positive == 0) throw ValueError("multinomial: row " + std::to_string(r) + " has no positive weight");
+    if (!replacement && num_samples > positive)
+      throw ValueError("multinomial: cannot draw " + std::to_string(num_samples) + " samples without replacement from " +
+                       std::to_string(positive) + " categories with weight");
+    for (std::int64_t k = 0; k < num_samples; ++k) {
+      double total = 0;
+      for (double v : w) total += v;
+      const double u = gen.uniform() * total;
+      double running = 0;
+      std::int64_t pick = -1, last = -1;
+      for (std::int64_t c = 0; c < C && pick < 0; ++c) {
+        running += w[static_cast<std::size_t>(c)];
+        if (w[static_cast<std::size_t>(c)] > 0) last = c;
+        if (running > u && w[static_cast<std::size_t>(c)] > 0) pick = c;
+      }
+      if (pick < 0) pick = last;  // u within rounding of the total: the last category with weight
+      out.data()[r * num_samples + k] = static_cast<double>(pick);
+      if (!replacement) w[static_cast<std::size_t>(pick)] = 0;
+    }
+  }
+  return out;
 }
 
 namespace detail {

@@ -59,6 +59,16 @@ Tensor uniform(const Shape& shape, double low, double high, Generator& gen = def
 Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generator& gen = default_generator());
 /// \brief A random permutation of `0..n-1` (Int64), by Fisher and Yates's shuffle.
 Tensor randperm(std::int64_t n, Generator& gen = default_generator());
+/// \brief \p num_samples category indices (Int64) drawn from the non-negative weights in each
+/// row of \p input (`[C]` gives `[num_samples]`, `[N, C]` gives `[N, num_samples]`), as
+/// `torch.multinomial`: with \p replacement each draw is independent; without it a category
+/// drawn is not drawn again. The weights need not sum to one. Each draw takes one uniform u
+/// from \p gen and picks the first category whose running sum of weights exceeds u times the
+/// total, so the same seed gives the same draws on every platform (torch's own draws differ).
+/// \throws ValueError for a negative, NaN or infinite weight, a row of zeros, or more draws
+/// without replacement than categories with weight.
+Tensor multinomial(const Tensor& input, std::int64_t num_samples, bool replacement = false,
+                   Generator& gen = default_generator());
 
 namespace detail {
 /// The natural logarithm of a positive finite x from +, -, * and / only: the same bits on

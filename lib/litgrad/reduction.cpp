@@ -7,7 +7,9 @@
 #include "litgrad/detail/lane_sum.hpp"
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
+#include "litgrad/autograd.hpp"
 #include "litgrad/elementwise.hpp"
+#include "litgrad/indexing.hpp"
 #include "litgrad/error.hpp"
 #include "litgrad/reshaping.hpp"
 
@@ -145,6 +147,137 @@ MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim) {
 Tensor max(const Tensor& x) {
   if (x.numel() == 0) throw ValueError("max: cannot reduce an empty tensor of shape " + to_string(x.shape()));
   return max(reshape(x, {-1}), 0).values;
+}
+
+// min along a dimension is max of the negation: the same first position, a NaN still wins, and
+// the gradient, negated twice, reaches the smallest element unchanged.
+MaxResult min(const Tensor& x, std::int64_t dim, bool keepdim) {
+  wrap_dim("min", dim, x.dim());
+  if (x.dim() > 0 && x.shape()[wrap_dim("min", dim, x.dim())] == 0)
+    throw ValueError("min: cannot reduce over dimension " + std::to_string(dim) + " of size 0 (shape " +
+                     to_string(x.shape()) + ")");
+  const MaxResult m = max(neg(x), dim, keepdim);
+  return {neg(m.values), m.indices};
+}
+
+Tensor min(const Tensor& x) {
+  if (x.numel() == 0) throw ValueError("min: cannot reduce an empty tensor of shape " + to_string(x.shape()));
+  return neg(max(neg(x)));
+}
+
+Tensor argmax(const Tensor& x, std::int64_t dim, bool keepdim) {
+  NoGradGuard no_grad;
+  return max(x, dim, keepdim).indices;
+}
+
+Tensor argmax(const Tensor& x) {
+  if (x.numel() == 0) throw ValueError("argmax: cannot reduce an empty tensor of shape " + to_string(x.shape()));
+  NoGradGuard no_grad;
+  return max(reshape(x, {-1}), 0).indices;
+}
+
+Tensor argmin(const Tensor& x, std::int64_t dim, bool keepdim) {
+  NoGradGuard no_grad;
+  return min(x, dim, keepdim).indices;
+}
+
+Tensor argmin(const Tensor& x) {
+  if (x.numel() == 0) throw ValueError("argmin: cannot reduce an empty tensor of shape " + to_string(x.shape()));
+  NoGradGuard no_grad;
+  return min(reshape(x, {-1}), 0).indices;
+}
+
+// x: any shape; result: x's shape without (or, keepdim, with size 1 in) the listed dimensions.
+// var = sum((x - mean)²) / (N - correction), N the count of elements each result reduces.
+Tensor var(const Tensor& x, const std::vector<std::int64_t>& dims, std::int64_t correction, bool keepdim) {
+  if (correction < 0) throw ValueError("var: correction must be non-negative, got " + std::to_string(correction));
+  const Tensor deviation = x - mean(x, dims, true);
+  const Tensor squares = sum(deviation * deviation, dims, keepdim);
+  const double n = squares.numel() == 0 ? 0.0 : static_cast<double>(x.numel()) / static_cast<double>(squares.numel());
+  return squares / (n - static_cast<double>(correction));
+}
+
+Tensor std(const Tensor& x, const std::vector<std::int64_t>& dims, std::int64_t correction, bool keepdim) {
+  return sqrt(var(x, dims, correction, keepdim));
+}
+
+// x: any shape; result: as sum(x, dims, keepdim). Forward y = (sum |x|^p)^(1/p) (max |x| for
+// p = inf); backward dx = g |x|^(p-1) sign(x) / y^(p-1), which is g x / y for p = 2, and 0 where
+// y = 0 (torch's choice at the zero vector). For p = inf the gradient is shared evenly among
+// the elements of largest magnitude, as torch shares it.
+Tensor norm(const Tensor& x, double p, const std::vector<std::int64_t>& dims, bool keepdim) {
+  if (!(p > 0)) throw ValueError("norm: p must be positive, got " + std::to_string(p));
+  std::vector<std::int64_t> reduced = dims;  // the dimensions reduced, every one when none is named
+  if (reduced.empty())
+    for (std::int64_t d = 0; d < x.dim(); ++d) reduced.push_back(d);
+  Tensor kept;  // y with the reduced dimensions kept (size 1), to broadcast against x
+  {
+    NoGradGuard no_grad;
+    const Tensor a = abs(x);
+    if (std::isinf(p)) {
+      kept = a;
+      for (std::int64_t d : reduced) kept = max(kept, d, true).values;
+    } else {
+      kept = p == 2 ? sqrt(sum(a * a, reduced, true)) : pow(sum(pow(a, p), reduced, true), 1 / p);
+    }
+  }
+  const Shape out = sum(zeros_like(x), reduced, keepdim).shape();
+  Tensor y = detail::uninitialized_tensor(out);
+  std::copy_n(kept.data(), kept.numel(), y.data());
+  return detail::record("norm", y, {x}, [x, kept, p, reduced](const Tensor& g) -> std::vector<Tensor> {
+    const Tensor gk = reshape(g, kept.shape());  // broadcasts against x
+    const Tensor sign = where(gt(x, scalar_tensor(0)), ones_like(x),
+                              where(lt(x, scalar_tensor(0)), -ones_like(x), zeros_like(x)));
+    Tensor dx;
+    if (std::isinf(p)) {  // shared among the elements whose magnitude is the largest
+      const Tensor top = to(eq(abs(x), kept), DType::Float64);
+      dx = gk * sign * top / sum(top, reduced, true);
+    } else if (p == 2) {
+      dx = gk * x / kept;
+    } else {
+      dx = gk * sign * pow(abs(x), p - 1) / pow(kept, p - 1);
+    }
+    return {where(gt(kept, scalar_tensor(0)), dx, zeros_like(x))};  // 0 at the zero vector
+  });
+}
+
+// x: [outer, n, inner] around dim; values and indices: [outer, k, inner]. The positions are
+// found without the graph (a stable sort of each slice), the values gathered from x, so the
+// gradient goes back through gather to the positions picked.
+MaxResult topk(const Tensor& x, std::int64_t k, std::int64_t dim, bool largest, bool sorted) {
+  const std::int64_t d = wrap_dim("topk", dim, std::max<std::int64_t>(x.dim(), 1));
+  const Shape shape = x.dim() == 0 ? Shape{1} : x.shape();
+  const std::int64_t n = shape[d];
+  if (k < 0 || k > n)
+    throw ValueError("topk: k = " + std::to_string(k) + " is out of range for dimension " + std::to_string(d) +
+                     " of size " + std::to_string(n) + " (shape " + to_string(x.shape()) + ")");
+  std::int64_t outer = 1, inner = 1;
+  for (std::int64_t i = 0; i < d; ++i) outer *= shape[i];
+  for (std::int64_t i = d + 1; i < static_cast<std::int64_t>(shape.size()); ++i) inner *= shape[i];
+  Shape out = shape;
+  out[d] = k;
+  Tensor indices = detail::empty_tensor(out, DType::Int64);
+  const double* xv = x.data();
+  double* iv = indices.data();
+  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t c = 0; c < inner; ++c) {
+      const double* slice = xv + o * n * inner + c;
+      for (std::int64_t j = 0; j < n; ++j) order[static_cast<std::size_t>(j)] = j;
+      // NaN ranks above every number, as in torch; ties keep their order along the dimension.
+      const auto before = [&](std::int64_t a, std::int64_t b) {
+        const double va = slice[a * inner], vb = slice[b * inner];
+        if (std::isnan(va) || std::isnan(vb)) return std::isnan(va) && !std::isnan(vb) ? largest : !std::isnan(va) && std::isnan(vb) ? !largest : false;
+        return largest ? va > vb : va < vb;
+      };
+      std::stable_sort(order.begin(), order.end(), before);
+      if (!sorted) std::sort(order.begin(), order.begin() + k);
+      for (std::int64_t j = 0; j < k; ++j) iv[(o * k + j) * inner + c] = static_cast<double>(order[static_cast<std::size_t>(j)]);
+    }
+  const Tensor source = x.dim() == 0 ? reshape(x, {1}) : x;
+  Tensor values = gather(source, d, indices);
+  if (x.dim() == 0) return {reshape(values, {}), reshape(indices, {})};
+  return {values, indices};
 }
 
 }  // namespace litgrad

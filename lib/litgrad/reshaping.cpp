@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "litgrad/detail/broadcast.hpp"
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/error.hpp"
@@ -105,6 +106,85 @@ Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1) {
   for (std::int64_t i = 0; i < x.dim(); ++i) dims[i] = i;
   if (x.dim() > 0) std::swap(dims[a], dims[b]);
   return permute(x, dims);
+}
+
+// x: [d0, ..., dk]; result: [d0, ..., d(start-1), d_start · ... · d_end, d(end+1), ...].
+Tensor flatten(const Tensor& x, std::int64_t start_dim, std::int64_t end_dim) {
+  if (x.dim() == 0) return reshape(x, {1});
+  const std::int64_t a = wrap_dim("flatten", start_dim, x.dim()), b = wrap_dim("flatten", end_dim, x.dim());
+  if (a > b) throw ValueError("flatten: start_dim " + std::to_string(start_dim) + " comes after end_dim " + std::to_string(end_dim));
+  Shape out;
+  std::int64_t merged = 1;
+  for (std::int64_t i = 0; i < x.dim(); ++i) {
+    if (i < a || i > b) out.push_back(x.shape()[i]);
+    else merged *= x.shape()[i];
+    if (i == b) out.push_back(merged);
+  }
+  return reshape(x, out);
+}
+
+// x: broadcasts to `sizes`; result: `sizes`. y[i] = x[the element i broadcasts from];
+// dx[that element] += g[i].
+Tensor expand(const Tensor& x, const Shape& sizes) {
+  Shape out = sizes;
+  const std::int64_t lead = static_cast<std::int64_t>(out.size()) - x.dim();
+  if (lead < 0)
+    throw ShapeError("expand: cannot expand shape " + to_string(x.shape()) + " to " + to_string(sizes) +
+                     ", which has fewer dimensions");
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(out.size()); ++i)
+    if (out[i] == -1) {
+      if (i < lead) throw ShapeError("expand: -1 in a new leading dimension of " + to_string(sizes));
+      out[i] = x.shape()[i - lead];
+    }
+  if (broadcast_shapes("expand", x.shape(), out) != out)
+    throw ShapeError("expand: shape " + to_string(x.shape()) + " does not broadcast to " + to_string(sizes));
+  Tensor y = detail::uninitialized_tensor(out, x.dtype());
+  const double* xv = x.data();
+  double* yv = y.data();
+  detail::for_each_broadcast<1>(out, {&x.shape()}, [&](std::int64_t i, const auto& o) { yv[i] = xv[o[0]]; });
+  const Shape in = x.shape();
+  return detail::record("expand", y, {x}, [in, out](const Tensor& g) -> std::vector<Tensor> {
+    Tensor gx = detail::empty_tensor(in);
+    const double* gv = g.data();
+    double* gxv = gx.data();
+    detail::for_each_broadcast<1>(out, {&in}, [&](std::int64_t i, const auto& o) { gxv[o[0]] += gv[i]; });
+    return {gx};
+  });
+}
+
+// x: [d0, ..., dk]; result: [r0·d0, ..., rk·dk] (after leading repeats). y[i] = x[i mod d, per
+// dimension]; dx[j] = the sum of g over j's copies.
+Tensor repeat(const Tensor& x, const std::vector<std::int64_t>& repeats) {
+  const std::int64_t n = static_cast<std::int64_t>(repeats.size());
+  if (n < x.dim())
+    throw ShapeError("repeat: " + std::to_string(n) + " repeats for a tensor of shape " + to_string(x.shape()) +
+                     " (need at least one per dimension)");
+  Shape in(static_cast<std::size_t>(n), 1), out(static_cast<std::size_t>(n), 0);
+  for (std::int64_t i = 0; i < x.dim(); ++i) in[n - x.dim() + i] = x.shape()[i];
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (repeats[i] < 0) throw ValueError("repeat: repeats must be non-negative, got " + std::to_string(repeats[i]));
+    out[i] = in[i] * repeats[i];
+  }
+  // The source of every element of the result, row-major.
+  std::vector<std::int64_t> source(static_cast<std::size_t>(numel(out)));
+  std::vector<std::int64_t> index(static_cast<std::size_t>(n), 0);
+  for (std::size_t k = 0; k < source.size(); ++k) {
+    std::int64_t off = 0;
+    for (std::int64_t i = 0; i < n; ++i) off = off * in[i] + index[i] % in[i];
+    source[k] = off;
+    for (std::int64_t i = n - 1; i >= 0; --i) {
+      if (++index[i] < out[i]) break;
+      index[i] = 0;
+    }
+  }
+  Tensor y = detail::uninitialized_tensor(out, x.dtype());
+  for (std::size_t k = 0; k < source.size(); ++k) y.data()[k] = x.data()[source[k]];
+  const Shape shape = x.shape();
+  return detail::record("repeat", y, {x}, [shape, source](const Tensor& g) -> std::vector<Tensor> {
+    Tensor gx = detail::empty_tensor(shape);
+    for (std::size_t k = 0; k < source.size(); ++k) gx.data()[source[k]] += g.data()[k];
+    return {gx};
+  });
 }
 
 }  // namespace litgrad

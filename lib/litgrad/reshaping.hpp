@@ -32,5 +32,18 @@ Tensor squeeze(const Tensor& x, std::int64_t dim);
 Tensor permute(const Tensor& x, const std::vector<std::int64_t>& dims);
 /// \brief Swaps two dimensions: `transpose(x, -2, -1)` transposes the matrices of a batch.
 Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1);
+/// \brief Dimensions \p start_dim to \p end_dim merged into one, as `torch.flatten`:
+/// `[2,3,4]` gives `[24]`, or `[2,12]` with start_dim 1. The data are shared.
+Tensor flatten(const Tensor& x, std::int64_t start_dim = 0, std::int64_t end_dim = -1);
+/// \brief \p x broadcast to \p sizes, as `torch.Tensor.expand`: dimensions of size 1 stretch,
+/// new ones are added in front, and -1 keeps a size. The result holds its own copy; its
+/// gradient is summed back over the stretched dimensions.
+/// \throws ShapeError when \p x does not broadcast to \p sizes.
+Tensor expand(const Tensor& x, const Shape& sizes);
+/// \brief \p x tiled, as `torch.Tensor.repeat`: dimension i repeated `repeats[i]` times
+/// (`[2,3]` with `{2, 1}` gives `[4,3]`, the rows 0, 1, 0, 1); extra leading repeats add
+/// dimensions. The gradient of each element is the sum over its copies.
+/// \throws ShapeError when \p repeats has fewer entries than \p x has dimensions.
+Tensor repeat(const Tensor& x, const std::vector<std::int64_t>& repeats);
 
 }  // namespace litgrad

@@ -1,11 +1,14 @@
 #include "litgrad/softmax.hpp"
 
+#include <algorithm>
 #include <cmath>
 
+#include "litgrad/detail/broadcast.hpp"
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/softmax_slice.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/reshaping.hpp"
 
 namespace litgrad {
 
@@ -82,6 +85,37 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim) {
     });
     return {gx};
   });
+}
+
+// x: [..., n, ...] around dim; y: [..., ...] (keepdim: [..., 1, ...]). y = m + log(sum_j exp(x_j - m)).
+Tensor logsumexp(const Tensor& x, std::int64_t dim, bool keepdim) {
+  const std::int64_t d = wrap_dim("logsumexp", dim, x.dim());
+  Shape kept = x.shape();
+  if (x.dim() > 0) kept[d] = 1;
+  Tensor y = detail::uninitialized_tensor(kept);
+  std::int64_t slice = 0;
+  if (y.numel() > 0 && x.numel() == 0) std::fill_n(y.data(), y.numel(), -INFINITY);  // sums of nothing
+  for_each_slice(x.shape(), d, [&](std::int64_t first, std::int64_t stride, std::int64_t n) {
+    const double* xv = x.data() + first;
+    const double m = detail::slice_max(xv, stride, n);
+    double s = 0;
+    for (std::int64_t j = 0; j < n; ++j) s += std::exp(xv[j * stride] - m);
+    y.data()[slice++] = std::isinf(m) && m < 0 ? m : m + std::log(s);  // all -inf: -inf
+  });
+  // dx_j = g exp(x_j - y): softmax along dim, from x and y.
+  Tensor out = detail::record("logsumexp", y, {x}, [x, y](const Tensor& g) -> std::vector<Tensor> {
+    Tensor gx = detail::uninitialized_tensor(x.shape());
+    const double *xv = x.data(), *yv = y.data(), *gv = g.data();
+    double* gxv = gx.data();
+    detail::for_each_broadcast<1>(x.shape(), {&y.shape()}, [&](std::int64_t i, const auto& o) {
+      gxv[i] = gv[o[0]] * std::exp(xv[i] - yv[o[0]]);
+    });
+    return {gx};
+  });
+  if (keepdim || x.dim() == 0) return out;
+  Shape dropped = x.shape();
+  dropped.erase(dropped.begin() + d);
+  return reshape(out, dropped);
 }
 
 }  // namespace litgrad

@@ -23,4 +23,11 @@ Tensor softmax(const Tensor& x, std::int64_t dim);
 /// without forming the small numbers softmax would round to zero.
 Tensor log_softmax(const Tensor& x, std::int64_t dim);
 
+/// \brief `log(sum_j exp(x_j))` along \p dim, as `torch.logsumexp`, computed as
+/// `m + log(sum_j exp(x_j - m))` with m the largest element so that nothing overflows: exact
+/// and finite for scores of ±1000. A slice of only `-inf` gives `-inf`, as torch. Shapes:
+/// `[..., n, ...]` gives `[..., ...]`, or `[..., 1, ...]` with \p keepdim. The gradient is
+/// softmax along \p dim.
+Tensor logsumexp(const Tensor& x, std::int64_t dim, bool keepdim = false);
+
 }  // namespace litgrad

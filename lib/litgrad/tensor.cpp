@@ -113,7 +113,14 @@ Tensor& Tensor::requires_grad_(bool on) {
 }
 
 bool Tensor::is_leaf() const { return impl().grad_fn == nullptr; }
-Tensor Tensor::grad() const { return impl().grad; }
+Tensor Tensor::grad() const {
+  if (!is_leaf())
+    throw AutogradError("grad: this tensor was made by " + grad_fn() + ", so it is not a leaf, and backward() "
+                        "keeps gradients only for leaves (tensors made directly, with requires_grad_()); torch "
+                        "returns None here with a warning. To see an intermediate gradient, make the value a leaf "
+                        "with detach().requires_grad_() and compute from that");
+  return impl().grad;
+}
 
 void Tensor::zero_grad() {
   auto& g = impl().grad;
@@ -164,15 +171,26 @@ Tensor tensor(std::initializer_list<std::initializer_list<double>> rows) {
 
 Tensor scalar_tensor(double value) { return tensor({value}, Shape{}); }
 
-Tensor full(const Shape& shape, double value, DType dtype) {
+namespace detail {
+void check_sizes(const char* op, const Shape& shape) {
+  for (auto s : shape)
+    if (s < 0) throw ValueError(std::string(op) + ": negative size in shape " + to_string(shape));
+}
+}  // namespace detail
+
+namespace {
+Tensor filled(const char* op, const Shape& shape, double value, DType dtype) {
+  detail::check_sizes(op, shape);
   Tensor t = detail::empty_tensor(shape, dtype);
   std::fill(t.data(), t.data() + t.numel(), value);
   if (dtype != DType::Float64) return tensor(t.to_vector(), shape, dtype);  // validates value
   return t;
 }
+}  // namespace
 
-Tensor zeros(const Shape& shape) { return full(shape, 0.0); }
-Tensor ones(const Shape& shape) { return full(shape, 1.0); }
+Tensor full(const Shape& shape, double value, DType dtype) { return filled("full", shape, value, dtype); }
+Tensor zeros(const Shape& shape) { return filled("zeros", shape, 0.0, DType::Float64); }
+Tensor ones(const Shape& shape) { return filled("ones", shape, 1.0, DType::Float64); }
 Tensor zeros_like(const Tensor& like) { return zeros(like.shape()); }
 Tensor ones_like(const Tensor& like) { return ones(like.shape()); }
 
@@ -188,6 +206,20 @@ Tensor arange(double start, double end, double step) {
 }
 
 Tensor arange(std::int64_t n) { return arange(0.0, static_cast<double>(n), 1.0); }
+
+// torch's CPU kernel: the first half counted up from start, the second half down from end, so
+// both ends are exact and the points are symmetric.
+Tensor linspace(double start, double end, std::int64_t steps) {
+  if (steps < 0) throw ValueError("linspace: steps must be non-negative, got " + std::to_string(steps));
+  Tensor t = detail::empty_tensor({steps});
+  if (steps == 1) t.data()[0] = start;
+  if (steps <= 1) return t;
+  const double step = (end - start) / static_cast<double>(steps - 1);
+  const std::int64_t half = steps / 2;
+  for (std::int64_t i = 0; i < steps; ++i)
+    t.data()[i] = i < half ? start + step * static_cast<double>(i) : end - step * static_cast<double>(steps - 1 - i);
+  return t;
+}
 
 Tensor eye(std::int64_t n) {
   Tensor t = detail::empty_tensor({n, n});

@@ -116,6 +116,42 @@ class Tensor {
   /// \brief Whether two handles name the same tensor (not whether the values are equal).
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
 
+  /// \name Member forms
+  /// Thin forwards to the free functions of the same names (documented there), so that code
+  /// reads as torch's: `x.sum()`, `x.mean({1})`, `x.reshape({2, -1})`, `x.transpose(0, 1)`,
+  /// `x.matmul(w).softmax(-1)`.
+  ///@{
+  Tensor sum() const;                                                             ///< sum(x)
+  Tensor sum(const std::vector<std::int64_t>& dims, bool keepdim = false) const;  ///< sum(x, dims, keepdim)
+  Tensor mean() const;                                                            ///< mean(x)
+  Tensor mean(const std::vector<std::int64_t>& dims, bool keepdim = false) const;  ///< mean(x, dims, keepdim)
+  Tensor max() const;                                                             ///< max(x)
+  Tensor min() const;                                                             ///< min(x)
+  Tensor argmax() const;                                                          ///< argmax(x)
+  Tensor argmax(std::int64_t dim, bool keepdim = false) const;                    ///< argmax(x, dim, keepdim)
+  Tensor norm(double p = 2) const;                                                ///< norm(x, p)
+  Tensor reshape(const Shape& shape) const;                                       ///< reshape(x, shape)
+  Tensor flatten(std::int64_t start_dim = 0, std::int64_t end_dim = -1) const;    ///< flatten(x, start, end)
+  Tensor transpose(std::int64_t dim0, std::int64_t dim1) const;                   ///< transpose(x, dim0, dim1)
+  Tensor permute(const std::vector<std::int64_t>& dims) const;                    ///< permute(x, dims)
+  Tensor unsqueeze(std::int64_t dim) const;                                       ///< unsqueeze(x, dim)
+  Tensor squeeze(std::int64_t dim) const;                                         ///< squeeze(x, dim)
+  Tensor expand(const Shape& sizes) const;                                        ///< expand(x, sizes)
+  Tensor repeat(const std::vector<std::int64_t>& repeats) const;                  ///< repeat(x, repeats)
+  Tensor matmul(const Tensor& other) const;                                       ///< matmul(x, other)
+  Tensor softmax(std::int64_t dim) const;                                         ///< softmax(x, dim)
+  Tensor log_softmax(std::int64_t dim) const;                                     ///< log_softmax(x, dim)
+  Tensor exp() const;                                                             ///< exp(x)
+  Tensor log() const;                                                             ///< log(x)
+  Tensor tanh() const;                                                            ///< tanh(x)
+  Tensor relu() const;                                                            ///< relu(x)
+  Tensor sqrt() const;                                                            ///< sqrt(x)
+  Tensor abs() const;                                                             ///< abs(x)
+  Tensor pow(double exponent) const;                                              ///< pow(x, exponent)
+  Tensor masked_fill(const Tensor& mask, double value) const;                     ///< masked_fill(x, mask, value)
+  Tensor to(DType dtype) const;                                                   ///< to(x, dtype)
+  ///@}
+
   /// \cond INTERNAL
   explicit Tensor(std::shared_ptr<detail::TensorImpl> impl) : impl_(std::move(impl)) {}
   detail::TensorImpl& impl() const;
@@ -156,6 +192,11 @@ Tensor ones_like(const Tensor& like);
 Tensor arange(double start, double end, double step = 1.0);
 /// \brief `[0, 1, ..., n-1]`.
 Tensor arange(std::int64_t n);
+/// \brief \p steps evenly spaced points from \p start to \p end, both included, as
+/// `torch.linspace`: `linspace(-1, 1, 5)` is `[-1, -0.5, 0, 0.5, 1]`, exactly. As torch, the
+/// first half is counted up from start and the second down from end, so both ends are exact.
+/// \throws ValueError for negative steps.
+Tensor linspace(double start, double end, std::int64_t steps);
 /// \brief The n-by-n identity matrix.
 Tensor eye(std::int64_t n);
 /// \brief A copy of \p x with another dtype. To Bool: nonzero is true. To Int64: truncation

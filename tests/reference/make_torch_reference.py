@@ -65,6 +65,54 @@ CASES = {
         dict(x=randn(2, 3, 4)),
         lambda x: torch.log_softmax(x, dim=1).sum(dim=-1) - x.mean(),
     ),
+    # The second floor's operations, each against its torch namesake.
+    "gelu_exact_and_tanh": (
+        dict(x=randn(3, 4)),
+        lambda x: torch.nn.functional.gelu(x) + torch.nn.functional.gelu(0.7 * x, approximate="tanh"),
+    ),
+    "logsumexp_sqrt_clamp": (
+        dict(x=randn(3, 4)),
+        lambda x: torch.logsumexp(x, dim=1) + torch.sqrt(x * x + 1).sum(dim=1) + torch.clamp(x, -0.5, 0.7).sum(dim=1),
+    ),
+    "var_and_std": (
+        dict(x=randn(3, 4)),
+        lambda x: torch.cat([torch.var(x, dim=1), torch.std(x, dim=0, unbiased=False), torch.var(x).reshape(1)]),
+    ),
+    "vector_norms": (
+        dict(x=randn(3, 4)),
+        lambda x: torch.stack([torch.linalg.vector_norm(x), torch.linalg.vector_norm(x, 1),
+                               torch.linalg.vector_norm(x, float("inf")), torch.linalg.vector_norm(x, 3)]),
+    ),
+    "cross_entropy_ignore_and_smoothing": (
+        dict(logits=randn(5, 4), target=torch.tensor([0, 1, 3, 1, 2])),
+        lambda logits, target: torch.nn.functional.cross_entropy(logits, target, ignore_index=1, label_smoothing=0.2,
+                                                                 reduction="none"),
+    ),
+    "cross_entropy_probabilities_mean": (
+        dict(logits=randn(3, 4), target=torch.softmax(randn(3, 4), dim=1)),
+        lambda logits, target: torch.nn.functional.cross_entropy(logits, target, label_smoothing=0.1).reshape(1),
+    ),
+    "nll_loss_sum": (
+        dict(x=randn(4, 3), target=torch.tensor([2, 0, 0, 1])),
+        lambda x, target: torch.nn.functional.nll_loss(torch.log_softmax(x, 1), target, reduction="sum").reshape(1),
+    ),
+    "binary_cross_entropy_with_logits": (
+        dict(x=randn(3, 4), t=torch.rand(3, 4, generator=gen)),
+        lambda x, t: torch.nn.functional.binary_cross_entropy_with_logits(4 * x, t, reduction="none"),
+    ),
+    "layer_norm_affine": (
+        dict(x=randn(2, 3, 4), w=randn(4), b=randn(4)),
+        lambda x, w, b: torch.nn.functional.layer_norm(x, (4,), w, b, 1e-5),
+    ),
+    "expand_repeat_flatten_tril": (
+        dict(x=randn(3, 1), y=randn(3, 2)),
+        lambda x, y: torch.tril(x.expand(2, 3, 4).sum(0) + y.repeat(1, 2), 1).flatten(),
+    ),
+    "topk_index_select_embedding": (
+        dict(x=randn(4, 5), ids=torch.tensor([3, 0, 3, 2])),
+        lambda x, ids: torch.topk(x, 2, dim=1).values @ torch.nn.functional.embedding(ids, x)[:, :2].T
+        + torch.index_select(x, 0, ids).sum(),
+    ),
 }
 
 

@@ -27,6 +27,8 @@ struct TensorImpl {
 
 /// A fresh zero-filled tensor with no history.
 Tensor empty_tensor(const Shape& shape, DType dtype = DType::Float64);
+// Throws ValueError "<op>: negative size in shape [...]" for a negative size.
+void check_sizes(const char* op, const Shape& shape);
 
 /// A fresh tensor with no history whose elements are not set: only for an output that the
 /// caller writes in full before anyone reads it.

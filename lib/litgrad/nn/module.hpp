@@ -2,7 +2,9 @@
 /// \file nn/module.hpp
 /// \brief `nn::Module`: a model made of parameters and sub-modules, with torch's dotted names.
 
+#include <cstddef>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,23 +17,31 @@ namespace litgrad::nn {
 /// training and evaluation, and prints itself as torch does.
 ///
 /// A subclass keeps its parameters and sub-modules as members and registers them once in its
-/// constructor; the registry holds pointers to those members. For that reason a module can be
-/// neither copied nor moved. Parameter names are dotted paths as in torch, e.g.
-/// `out_proj.weight`, so that weights can be matched one to one with a torch model.
+/// constructor. The registry remembers where each member sits inside the module, not its
+/// address, so a module can be moved (into a `std::vector`, out of a function) and its
+/// registry still finds its members; copying is not allowed, since a copy would share the
+/// parameters' data. Sub-modules that a module holds by pointer, as nn::ModuleList and
+/// nn::Sequential do, are handed over with add_module(). Parameter names are dotted paths as in
+/// torch, e.g. `out_proj.weight`, so that weights can be matched one to one with a torch model.
 ///
 /// \code
 /// struct TwoLayer : nn::Module {
 ///   nn::Linear hidden{2, 8}, out{8, 1};
 ///   TwoLayer() : Module("TwoLayer") { register_module("hidden", hidden); register_module("out", out); }
 /// };
+/// std::vector<TwoLayer> models(3);   // modules move, so they live in containers
 /// \endcode
 class Module {
  public:
   /// \brief \p type is the class name the printout shows, e.g. `"Linear"`.
   explicit Module(std::string type);
-  virtual ~Module() = default;
+  virtual ~Module();
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
+  /// \brief Moves the module: its members move with it and its registry still finds them.
+  Module(Module&& other) noexcept;
+  /// \brief Moves the module: its members move with it and its registry still finds them.
+  Module& operator=(Module&& other) noexcept;
 
   /// \brief Every parameter of this module and its sub-modules, with dotted names, in
   /// registration order (the order torch's `named_parameters()` gives for the same layer).
@@ -40,6 +50,8 @@ class Module {
   std::vector<Tensor> parameters() const;
   /// \brief The parameter with dotted name \p name. \throws ValueError naming the known names.
   Tensor parameter(const std::string& name) const;
+  /// \brief The direct sub-modules with their names, in registration order.
+  std::vector<std::pair<std::string, Module*>> named_children() const;
 
   /// \brief Switches this module and every sub-module to training (\p on) or evaluation mode.
   void train(bool on = true);
@@ -57,19 +69,35 @@ class Module {
   virtual std::string extra_repr() const { return ""; }
 
  protected:
-  /// \brief Makes \p slot a parameter named \p name: it will require grad and be listed.
+  /// \brief Makes the member \p slot a parameter named \p name: it will require grad and be
+  /// listed. \throws ValueError when \p slot cannot be a member (see register_module()).
   void register_parameter(const std::string& name, Tensor& slot);
-  /// \brief Makes \p child a sub-module named \p name.
+  /// \brief Makes the member \p child a sub-module named \p name. Register members only: the
+  /// registry keeps where a member sits inside the module, so a child that lives elsewhere
+  /// would be lost when the module moves; hand such a module over with add_module().
+  /// \throws ValueError when \p child cannot be a member (it lies farther from the module
+  ///   than any member could, as a heap object from one on the stack).
   void register_module(const std::string& name, Module& child);
+  /// \brief Takes ownership of \p child and makes it a sub-module named \p name; returns it.
+  Module& add_module(const std::string& name, std::unique_ptr<Module> child);
 
  private:
   friend std::ostream& operator<<(std::ostream& os, const Module& m);
   void print(std::ostream& os, int indent) const;
+  std::ptrdiff_t member_offset(const char* what, const std::string& name, const void* member) const;
+  Tensor& parameter_at(std::ptrdiff_t offset) const;
+  Module& child_at(std::size_t i) const;
 
+  struct Child {
+    std::string name;
+    std::ptrdiff_t offset;  // a member: where it sits inside this module
+    Module* owned;          // or a module this one owns (in owned_), which does not move
+  };
   std::string type_;
   bool training_ = true;
-  std::vector<std::pair<std::string, Tensor*>> parameters_;
-  std::vector<std::pair<std::string, Module*>> children_;
+  std::vector<std::pair<std::string, std::ptrdiff_t>> parameters_;  // name, offset of the member
+  std::vector<Child> children_;
+  std::vector<std::unique_ptr<Module>> owned_;
 };
 
 /// \brief Prints like torch: `Linear(in_features=2, out_features=3, bias=True)`, sub-modules

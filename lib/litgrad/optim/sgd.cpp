@@ -5,16 +5,17 @@
 namespace litgrad::optim {
 
 SGD::SGD(std::vector<Tensor> params, SGDOptions options)
-    : Optimizer(std::move(params)), options_(options), momentum_buffer_(params_.size()) {
+    : Optimizer(std::move(params), options.lr), options_(options), momentum_buffer_(params_.size()) {
   if (!(options.lr >= 0) || !(options.momentum >= 0) || !(options.weight_decay >= 0))
-    throw ValueError("SGD: lr, momentum and weight_decay must be non-negative, got " + std::to_string(options.lr) +
-                     ", " + std::to_string(options.momentum) + ", " + std::to_string(options.weight_decay));
+    throw ValueError("SGD: lr, momentum and weight_decay must be non-negative, got lr=" + format(options.lr) +
+                     " momentum=" + format(options.momentum) + " weight_decay=" + format(options.weight_decay));
   if (options.nesterov && (options.momentum <= 0 || options.dampening != 0))
     throw ValueError("SGD: Nesterov momentum requires a momentum and zero dampening");
 }
 
 void SGD::step() {
   const auto& o = options_;
+  const double lr = learning_rate("SGD");
   for (std::size_t k = 0; k < params_.size(); ++k) {
     Tensor& p = params_[k];
     const Tensor grad = p.grad();
@@ -31,7 +32,7 @@ void SGD::step() {
         buf[i] = first ? g : o.momentum * buf[i] + (1 - o.dampening) * g;
         g = o.nesterov ? g + o.momentum * buf[i] : buf[i];
       }
-      pv[i] -= o.lr * g;
+      pv[i] -= lr * g;
     }
   }
 }

@@ -1,0 +1,123 @@
+#pragma once
+/// \file nn/container.hpp
+/// \brief `nn::Sequential` and `nn::ModuleList`: modules held in order, named `0`, `1`, ...
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "litgrad/error.hpp"
+#include "litgrad/nn/module.hpp"
+
+namespace litgrad::nn {
+
+/// \brief Modules in a list, as `torch.nn.ModuleList`: each is a sub-module, named by its index
+/// (`layers.0.weight`, ...), and the list does nothing with them itself.
+///
+/// \code
+/// nn::ModuleList layers;
+/// for (int i = 0; i < 4; ++i) layers.push_back(nn::Linear(8, 8));
+/// for (std::size_t i = 0; i < layers.size(); ++i) x = layers.at<nn::Linear>(i)(x);
+/// \endcode
+class ModuleList : public Module {
+ public:
+  ModuleList() : Module("ModuleList") {}
+
+  /// \brief Appends \p module (moved in) as the next sub-module; returns it, in its own type.
+  template <class M>
+  M& push_back(M&& module) {
+    static_assert(std::is_base_of_v<Module, std::decay_t<M>>, "ModuleList holds modules");
+    auto held = std::make_unique<std::decay_t<M>>(std::forward<M>(module));
+    auto& ref = *held;
+    add_module(std::to_string(modules_.size()), std::move(held));
+    modules_.push_back(&ref);
+    return ref;
+  }
+
+  /// \brief How many modules the list holds.
+  std::size_t size() const { return modules_.size(); }
+  /// \brief Whether the list is empty.
+  bool empty() const { return modules_.empty(); }
+  /// \brief The module at \p index. \throws IndexError when out of range.
+  Module& operator[](std::size_t index) const { return *checked(index); }
+  /// \brief The module at \p index, as the type it was added as.
+  /// \throws IndexError when out of range, ValueError when it is of another type.
+  template <class M>
+  M& at(std::size_t index) const {
+    auto* typed = dynamic_cast<M*>(checked(index));
+    if (!typed)
+      throw ValueError("ModuleList: module " + std::to_string(index) + " is a " + checked(index)->type() +
+                       ", not the type asked for");
+    return *typed;
+  }
+
+ private:
+  Module* checked(std::size_t index) const {
+    if (index >= modules_.size())
+      throw IndexError("ModuleList: index " + std::to_string(index) + " is out of range for " +
+                       std::to_string(modules_.size()) + " modules");
+    return modules_[index];
+  }
+  std::vector<Module*> modules_;  // owned by the Module base, which does not move them
+};
+
+/// \brief Modules applied one after another, as `torch.nn.Sequential`: `seq(x)` is
+/// `m_n(...m_1(m_0(x)))`. Each module is anything with `Tensor forward(const Tensor&) const`.
+///
+/// \code
+/// nn::Sequential mlp(nn::Linear(2, 8), nn::Tanh(), nn::Linear(8, 1));
+/// Tensor y = mlp(randn({5, 2}));   // [5, 1]; parameters named 0.weight, 0.bias, 2.weight, ...
+/// \endcode
+class Sequential : public Module {
+ public:
+  /// \brief The modules, in order (each moved in).
+  template <class... Ms>
+  explicit Sequential(Ms&&... modules) : Module("Sequential") {
+    (push_back(std::forward<Ms>(modules)), ...);
+  }
+
+  /// \brief Appends \p module as the last step; returns it, in its own type.
+  template <class M>
+  M& push_back(M&& module) {
+    using T = std::decay_t<M>;
+    static_assert(std::is_base_of_v<Module, T>, "Sequential holds modules");
+    auto held = std::make_unique<T>(std::forward<M>(module));
+    T& ref = *held;
+    add_module(std::to_string(steps_.size()), std::move(held));
+    steps_.push_back({&ref, [&ref](const Tensor& x) { return ref.forward(x); }});
+    return ref;
+  }
+
+  /// \brief Applies every module in turn. Shapes are whatever the modules take and give.
+  Tensor forward(const Tensor& x) const;
+  /// \brief forward().
+  Tensor operator()(const Tensor& x) const { return forward(x); }
+
+  /// \brief How many modules.
+  std::size_t size() const { return steps_.size(); }
+  /// \brief The module at \p index. \throws IndexError when out of range.
+  Module& operator[](std::size_t index) const;
+  /// \brief The module at \p index, as the type it was added as.
+  /// \throws IndexError when out of range, ValueError when it is of another type.
+  template <class M>
+  M& at(std::size_t index) const {
+    auto* typed = dynamic_cast<M*>(&(*this)[index]);
+    if (!typed)
+      throw ValueError("Sequential: module " + std::to_string(index) + " is a " + (*this)[index].type() +
+                       ", not the type asked for");
+    return *typed;
+  }
+
+ private:
+  struct Step {
+    Module* module;
+    std::function<Tensor(const Tensor&)> forward;
+  };
+  std::vector<Step> steps_;  // the modules are owned by the Module base, which does not move them
+};
+
+}  // namespace litgrad::nn

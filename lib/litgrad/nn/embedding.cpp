@@ -1,0 +1,72 @@
+#include "litgrad/nn/embedding.hpp"
+
+#include <algorithm>
+
+#include "litgrad/detail/node.hpp"
+#include "litgrad/detail/tensor_impl.hpp"
+#include "litgrad/error.hpp"
+
+namespace litgrad::nn {
+
+namespace {
+std::int64_t checked_padding(const char* op, std::int64_t padding, std::int64_t rows) {
+  if (padding < -rows || padding >= rows)
+    throw IndexError(std::string(op) + ": padding_idx " + std::to_string(padding) + " is out of range for " +
+                     std::to_string(rows) + " embeddings");
+  return padding < 0 ? padding + rows : padding;
+}
+}  // namespace
+
+// ids: S, Int64; weight: [V, D]; result: S + [D].  y[s, :] = weight[ids[s], :];
+// dweight[ids[s], :] += g[s, :] for every s, except the row padding_idx.
+Tensor embedding(const Tensor& ids, const Tensor& weight, std::optional<std::int64_t> padding_idx) {
+  if (ids.dtype() != DType::Int64)
+    throw ValueError("embedding: ids must be an Int64 tensor, got " + std::string(to_string(ids.dtype())) +
+                     " of shape " + to_string(ids.shape()));
+  if (weight.dim() != 2) throw ValueError("embedding: weight must be 2-D [V, D], got shape " + to_string(weight.shape()));
+  const std::int64_t V = weight.size(0), D = weight.size(1), n = ids.numel();
+  const std::int64_t pad = padding_idx ? checked_padding("embedding", *padding_idx, V) : -1;
+  std::vector<std::int64_t> rows(static_cast<std::size_t>(n));
+  for (std::int64_t k = 0; k < n; ++k) {
+    const double v = ids.data()[k];
+    if (v < 0 || v >= static_cast<double>(V))
+      throw IndexError("embedding: id " + std::to_string(static_cast<std::int64_t>(v)) + " is out of range for " +
+                       std::to_string(V) + " embeddings");
+    rows[static_cast<std::size_t>(k)] = static_cast<std::int64_t>(v);
+  }
+  Shape out = ids.shape();
+  out.push_back(D);
+  Tensor y = detail::uninitialized_tensor(out);
+  for (std::int64_t k = 0; k < n; ++k)
+    std::copy_n(weight.data() + rows[static_cast<std::size_t>(k)] * D, D, y.data() + k * D);
+  return detail::record("embedding", y, {weight}, [rows, V, D, pad](const Tensor& g) -> std::vector<Tensor> {
+    Tensor gw = detail::empty_tensor({V, D});
+    const double* gv = g.data();
+    double* gwv = gw.data();
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (rows[k] == pad) continue;  // the padding row learns nothing
+      for (std::int64_t j = 0; j < D; ++j) gwv[rows[k] * D + j] += gv[static_cast<std::int64_t>(k) * D + j];
+    }
+    return {gw};
+  });
+}
+
+Embedding::Embedding(std::int64_t n, std::int64_t d, std::optional<std::int64_t> padding, Generator& gen)
+    : Module("Embedding"), num_embeddings(n), embedding_dim(d) {
+  if (n < 1 || d < 1)
+    throw ValueError("Embedding: num_embeddings and embedding_dim must be at least 1, got " + std::to_string(n) +
+                     " and " + std::to_string(d));
+  if (padding) padding_idx = checked_padding("Embedding", *padding, n);
+  weight = randn({n, d}, gen);
+  if (padding_idx) std::fill_n(weight.data() + *padding_idx * d, d, 0.0);
+  register_parameter("weight", weight);
+}
+
+Tensor Embedding::forward(const Tensor& ids) const { return embedding(ids, weight, padding_idx); }
+
+std::string Embedding::extra_repr() const {
+  return std::to_string(num_embeddings) + ", " + std::to_string(embedding_dim) +
+         (padding_idx ? ", padding_idx=" + std::to_string(*padding_idx) : "");
+}
+
+}  // namespace litgrad::nn

@@ -1,0 +1,75 @@
+// TransformerEncoderLayer, as torch 1.13's TransformerEncoderLayer.forward computes it on its
+// ordinary path (not the fused fast path it may take in evaluation, which rounds differently).
+
+#include "litgrad/nn/transformer.hpp"
+
+#include "litgrad/elementwise.hpp"
+#include "litgrad/error.hpp"
+
+namespace litgrad::nn {
+
+namespace {
+MultiheadAttentionOptions attention_options(const TransformerEncoderLayerOptions& o) {
+  if (o.activation != "relu" && o.activation != "gelu")
+    throw ValueError("TransformerEncoderLayer: activation must be \"relu\" or \"gelu\", got \"" + o.activation + "\"");
+  if (o.dim_feedforward < 1)
+    throw ValueError("TransformerEncoderLayer: dim_feedforward must be at least 1, got " +
+                     std::to_string(o.dim_feedforward));
+  MultiheadAttentionOptions a;
+  a.dropout = o.dropout;
+  a.batch_first = o.batch_first;
+  return a;
+}
+}  // namespace
+
+TransformerEncoderLayer::TransformerEncoderLayer(std::int64_t d_model, std::int64_t nhead,
+                                                 TransformerEncoderLayerOptions o, Generator& gen)
+    : Module("TransformerEncoderLayer"),
+      options(o),
+      self_attn(d_model, nhead, attention_options(o), gen),
+      linear1(d_model, o.dim_feedforward, true, gen),
+      dropout(o.dropout, gen),
+      linear2(o.dim_feedforward, d_model, true, gen),
+      norm1(d_model, o.layer_norm_eps),
+      norm2(d_model, o.layer_norm_eps),
+      dropout1(o.dropout, gen),
+      dropout2(o.dropout, gen) {
+  register_module("self_attn", self_attn);
+  register_module("linear1", linear1);
+  register_module("dropout", dropout);
+  register_module("linear2", linear2);
+  register_module("norm1", norm1);
+  register_module("norm2", norm2);
+  register_module("dropout1", dropout1);
+  register_module("dropout2", dropout2);
+}
+
+Tensor TransformerEncoderLayer::self_attention_block(const Tensor& x, const Tensor& mask,
+                                                     const Tensor& padding) const {
+  return dropout1(self_attn(x, x, x, padding, /*need_weights=*/false, mask).output);
+}
+
+Tensor TransformerEncoderLayer::feed_forward_block(const Tensor& x) const {
+  const Tensor hidden = linear1(x);
+  const Tensor activated = options.activation == "gelu" ? gelu(hidden) : relu(hidden);
+  return dropout2(linear2(dropout(activated)));
+}
+
+// src: [L, N, E] ([N, L, E] with batch_first, [L, E] unbatched); result: the same.
+Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mask,
+                                        const Tensor& src_key_padding_mask) const {
+  if (src.dim() != 2 && src.dim() != 3)
+    throw ShapeError("TransformerEncoderLayer: src of shape " + to_string(src.shape()) +
+                     " should be [L, N, E], [N, L, E] with batch_first, or [L, E] unbatched");
+  Tensor x = src;
+  if (options.norm_first) {
+    x = x + self_attention_block(norm1(x), src_mask, src_key_padding_mask);
+    x = x + feed_forward_block(norm2(x));
+  } else {
+    x = norm1(x + self_attention_block(x, src_mask, src_key_padding_mask));
+    x = norm2(x + feed_forward_block(x));
+  }
+  return x;
+}
+
+}  // namespace litgrad::nn
