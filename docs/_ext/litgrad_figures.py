@@ -31,17 +31,21 @@ def _cells(values):
 
 
 def _heatmap(ax, d, fig, numbers):
+    """A matrix as coloured cells with labelled rows and columns; the description may set
+    "numbers" (write each cell's value, overriding the automatic choice), "colorbar" (false
+    to leave it out), and "vmin"/"vmax" (a colour scale shared between panels)."""
     values = d["values"]
     rows, cols = _cells(values)
-    low = min(0.0, min(min(r) for r in values))
-    high = max(max(r) for r in values)
+    low = d.get("vmin", min(0.0, min(min(r) for r in values)))
+    high = d.get("vmax", max(max(r) for r in values))
     image = ax.imshow(values, cmap="viridis", aspect="equal", vmin=low, vmax=high if high > low else low + 1)
-    ax.set_xticks(range(cols), d["columns"], rotation=45 if cols > 6 or max(map(len, d["columns"])) > 4 else 0,
-                  ha="right" if cols > 6 else "center")
+    longest = max(map(len, d["columns"])) if d["columns"] else 0
+    rotate = cols > 6 or longest * cols > 24
+    ax.set_xticks(range(cols), d["columns"], rotation=45 if rotate else 0, ha="right" if rotate else "center")
     ax.set_yticks(range(rows), d["rows"])
     ax.set_xlabel(d["xlabel"])
     ax.set_ylabel(d["ylabel"])
-    if numbers:
+    if d.get("numbers", numbers):
         for i, row in enumerate(values):
             for j, v in enumerate(row):
                 ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=CELL_TEXT,
@@ -50,7 +54,8 @@ def _heatmap(ax, d, fig, numbers):
         ax.add_patch(plt.Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=2.5))
     if "title" in d:
         ax.set_title(d["title"])
-    fig.colorbar(image, ax=ax, fraction=0.046 if rows >= cols else 0.046 * rows / cols + 0.01, pad=0.04)
+    if d.get("colorbar", True):
+        fig.colorbar(image, ax=ax, fraction=0.046 if rows >= cols else 0.046 * rows / cols + 0.01, pad=0.04)
 
 
 def _lines(ax, d):
@@ -86,6 +91,74 @@ def _bars(ax, d):
         ax.legend(fontsize=9)
 
 
+def _graph(ax, d, narrow):
+    """Boxes in columns by layer, arrows between them: a computation's graph, left to right.
+    An edge that skips layers bends, so that it does not run under the boxes between."""
+    nodes, edges = d["nodes"], d["edges"]
+    layers = {}
+    for i, n in enumerate(nodes):
+        layers.setdefault(n["layer"], []).append(i)
+    spacing = 1.9
+    position = {}
+    for layer, members in layers.items():
+        for k, i in enumerate(members):
+            position[i] = (layer * spacing, -1.15 * (k - (len(members) - 1) / 2))
+    for a, b in edges:
+        (xa, ya), (xb, yb) = position[a], position[b]
+        skip = abs(nodes[b]["layer"] - nodes[a]["layer"]) > 1
+        ax.annotate("", xy=(xb, yb), xytext=(xa, ya), zorder=1,
+                    arrowprops=dict(arrowstyle="-|>", color="#555", lw=1.2, shrinkA=34, shrinkB=34,
+                                    mutation_scale=14, connectionstyle="arc3,rad=-0.35" if skip else "arc3"))
+    for i, n in enumerate(nodes):
+        x, y = position[i]
+        ax.text(x, y, n["label"], ha="center", va="center", fontsize=10, zorder=2,
+                bbox=dict(boxstyle="round,pad=0.4", fc="#eef3fb", ec="#4a6fa5"))
+    xs = [p[0] for p in position.values()]
+    ys = [p[1] for p in position.values()]
+    ax.set_xlim(min(xs) - 0.9, max(xs) + 0.9)
+    ax.set_ylim(min(ys) - 1.0, max(ys) + 1.4)
+    ax.axis("off")
+
+
+def _plane(ax, d, fig):
+    """A field underneath (contours or class regions), paths and points over it."""
+    import numpy as np
+    field = d.get("field")
+    if field:
+        x, y, z = np.array(field["x"]), np.array(field["y"]), np.array(field["z"])
+        if field["style"] == "regions":
+            classes = sorted(set(z.flatten().tolist()))
+            cmap = matplotlib.colors.ListedColormap(["#cfe3f7", "#fbd9c4", "#d8efd0", "#eadcf3"][:len(classes)])
+            ax.contourf(x, y, z, levels=[c - 0.5 for c in classes] + [classes[-1] + 0.5], cmap=cmap)
+        else:
+            if field.get("log_levels"):
+                low, high = max(z.min(), 1e-300), z.max()
+                levels = np.geomspace(low, high, field["levels"])
+                image = ax.contourf(x, y, z, levels=levels, norm=matplotlib.colors.LogNorm(), cmap="viridis", alpha=0.8)
+            else:
+                image = ax.contourf(x, y, z, levels=field["levels"], cmap="viridis", alpha=0.8)
+            ax.contour(x, y, z, levels=image.levels, colors="white", linewidths=0.5, alpha=0.6)
+    markers = ["o", "s", "^", "D", "v", "P"]
+    for k, p in enumerate(d.get("paths", [])):
+        ax.plot(p["x"], p["y"], "-", marker=".", markersize=4, linewidth=1.5, label=p["label"])
+    for k, p in enumerate(d.get("points", [])):
+        ax.scatter(p["x"], p["y"], s=22, marker=markers[k % len(markers)], label=p["label"], edgecolors="black",
+                   linewidths=0.4, zorder=3)
+        for tx, ty, t in zip(p["x"], p["y"], p.get("text", [])):
+            ax.annotate(t, (tx, ty), textcoords="offset points", xytext=(4, 3), fontsize=10)
+    ax.set_xlabel(d["xlabel"])
+    ax.set_ylabel(d["ylabel"])
+    if field:  # the field fills the axes: nothing is drawn outside what was computed
+        ax.set_xlim(x.min(), x.max())
+        ax.set_ylim(y.min(), y.max())
+    if d.get("equal_axes"):
+        ax.set_aspect("equal", adjustable="box" if field else "datalim")
+    if "title" in d:
+        ax.set_title(d["title"])
+    if len(d.get("paths", [])) + len(d.get("points", [])) > 1:
+        ax.legend(fontsize=9, loc="best")
+
+
 def _panel_ratio(p):
     """A panel's share of a row of panels: heatmaps by their columns, plots alike."""
     return max(_cells(p["values"])[1], 2) if p["kind"] == "heatmap" else 6
@@ -93,6 +166,11 @@ def _panel_ratio(p):
 
 def _panel_height(p, width):
     """The height in inches of one panel drawn ``width`` inches wide."""
+    if p["kind"] == "graph":
+        most = max([sum(1 for n in p["nodes"] if n["layer"] == layer) for layer in {n["layer"] for n in p["nodes"]}])
+        return max(2.8, 1.2 * most + 1.0)
+    if p["kind"] == "plane":
+        return min(5.0, width * 0.8)
     if p["kind"] == "heatmap":
         rows, cols = _cells(p["values"])
         return rows * _cell_inches(p, width) + 1.5 + (0.4 if "title" in p else 0)
@@ -135,6 +213,10 @@ def draw(d, png_path, narrow=False):
             _lines(ax, p)
         elif kind == "bars":
             _bars(ax, p)
+        elif kind == "graph":
+            _graph(ax, p, narrow)
+        elif kind == "plane":
+            _plane(ax, p, fig)
         else:
             raise ValueError(f"unknown figure kind {kind!r}")
     fig.tight_layout()

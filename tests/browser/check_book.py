@@ -171,7 +171,8 @@ def check_chapter_desktop(driver, check, base, source, book, shots):
     wait_for_images(driver)
     prefix = f"{name} at {DESKTOP[0]} px:"
 
-    headings = [h.text.strip().rstrip("¶").strip() for h in driver.find_elements(By.CSS_SELECTOR, "article h2")]
+    headings = [h.text.strip().rstrip("¶").strip().replace("’", "'").replace("“", '"').replace("”", '"')
+                for h in driver.find_elements(By.CSS_SELECTOR, "article h2")]
     headings = [h for h in headings if h != "Exercises"]
     check(f"{prefix} its {len(source.sections)} section headings, in order", headings == source.sections,
           f"page has {headings}" if headings != source.sections else "")

@@ -61,11 +61,13 @@ bool Bound::holds(double x) const {
   if (relation == ">") return x > value;
   if (relation == "=") return x == value;
   if (relation == "within") return std::fabs(x - value) < tolerance;
+  if (relation == "between") return x > value && x < tolerance;
   throw ValueError("Bound: unknown relation '" + relation + "'");
 }
 
 std::string Bound::text() const {
   if (relation == "within") return "within " + format_number(tolerance) + " of " + format_number(value);
+  if (relation == "between") return "between " + format_number(value) + " and " + format_number(tolerance);
   return relation + " " + format_number(value);
 }
 
@@ -74,6 +76,10 @@ Bound below(double bound) { return {"<", bound, 0}; }
 Bound at_least(double bound) { return {"≥", bound, 0}; }
 Bound above(double bound) { return {">", bound, 0}; }
 Bound exactly(double value) { return {"=", value, 0}; }
+Bound between(double low, double high) {
+  if (!(low < high)) throw ValueError("between: need low < high, got " + format_number(low) + " and " + format_number(high));
+  return {"between", low, high};
+}
 Bound within(double tolerance, double centre) {
   if (!(tolerance > 0)) throw ValueError("within: tolerance " + format_number(tolerance) + " must be positive");
   return {"within", centre, tolerance};

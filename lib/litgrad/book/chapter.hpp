@@ -26,9 +26,9 @@ std::ostream& out();
 /// \brief The bound a measured number was held to, shown beside the number on the page:
 /// made by at_most(), below(), at_least(), above(), exactly() or within().
 struct Bound {
-  std::string relation;  ///< "≤", "<", "≥", ">", "=" or "within"
-  double value = 0;      ///< the bound, or the centre of a `within` interval
-  double tolerance = 0;  ///< the half-width of a `within` interval
+  std::string relation;  ///< "≤", "<", "≥", ">", "=", "within" or "between"
+  double value = 0;      ///< the bound, the centre of a `within` interval, or the bottom of `between`
+  double tolerance = 0;  ///< the half-width of a `within` interval, or the top of `between`
   /// \brief Whether \p x satisfies the bound (NaN satisfies none).
   bool holds(double x) const;
   /// \brief The bound as the page shows it, e.g. `≤ 1e-15` or `within 0.058 of 0.875`.
@@ -41,6 +41,8 @@ Bound above(double bound);     ///< \brief x > bound.
 Bound exactly(double value);   ///< \brief x == value.
 /// \brief |x - centre| < tolerance.
 Bound within(double tolerance, double centre);
+/// \brief low < x < high.
+Bound between(double low, double high);
 
 /// \brief Records a number the claim now being checked has measured, with a few words of what
 /// it is, so that the book can show both next to the claim; also prints

@@ -63,4 +63,58 @@ Json bar_plot(const std::string& xlabel, const std::string& ylabel, const std::v
       .set("series", array_of(bars));
 }
 
+Json graph(const std::vector<GraphNode>& nodes, const std::vector<std::pair<int, int>>& edges) {
+  Json n = Json::array(), e = Json::array();
+  for (const auto& node : nodes) n.push(Json::object().set("label", node.label).set("layer", node.layer));
+  for (const auto& [from, to] : edges) {
+    if (from < 0 || to < 0 || from >= static_cast<int>(nodes.size()) || to >= static_cast<int>(nodes.size()))
+      throw ValueError("graph: edge " + std::to_string(from) + " -> " + std::to_string(to) + " for " +
+                       std::to_string(nodes.size()) + " nodes");
+    e.push(Json::array().push(from).push(to));
+  }
+  return Json::object().set("kind", "graph").set("nodes", n).set("edges", e);
+}
+
+Json field(const std::vector<double>& x, const std::vector<double>& y, const Tensor& z, const std::string& style,
+           int levels, bool log_levels) {
+  if (z.dim() != 2 || z.size(0) != static_cast<std::int64_t>(y.size()) || z.size(1) != static_cast<std::int64_t>(x.size()))
+    throw ShapeError("field: z of shape " + to_string(z.shape()) + " for " + std::to_string(y.size()) + " y and " +
+                     std::to_string(x.size()) + " x values");
+  return Json::object()
+      .set("x", Json::from(x))
+      .set("y", Json::from(y))
+      .set("z", Json::from(z))
+      .set("style", style)
+      .set("levels", levels)
+      .set("log_levels", Json::boolean(log_levels));
+}
+
+Json points(const std::string& label, const std::vector<double>& x, const std::vector<double>& y,
+            const std::vector<std::string>& text) {
+  if (x.size() != y.size() || (!text.empty() && text.size() != x.size()))
+    throw ShapeError("points: " + std::to_string(x.size()) + " x, " + std::to_string(y.size()) + " y and " +
+                     std::to_string(text.size()) + " labels");
+  Json p = Json::object().set("label", label).set("x", Json::from(x)).set("y", Json::from(y));
+  if (!text.empty()) p.set("text", Json::from(text));
+  return p;
+}
+
+Json path(const std::string& label, const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() != y.size())
+    throw ShapeError("path: " + std::to_string(x.size()) + " x values and " + std::to_string(y.size()) + " y values");
+  return Json::object().set("label", label).set("x", Json::from(x)).set("y", Json::from(y));
+}
+
+Json plane(const std::string& xlabel, const std::string& ylabel, const Json& field_data, const std::vector<Json>& paths,
+           const std::vector<Json>& point_sets, bool equal_axes) {
+  return Json::object()
+      .set("kind", "plane")
+      .set("xlabel", xlabel)
+      .set("ylabel", ylabel)
+      .set("field", field_data)
+      .set("paths", array_of(paths))
+      .set("points", array_of(point_sets))
+      .set("equal_axes", Json::boolean(equal_axes));
+}
+
 }  // namespace litgrad::book

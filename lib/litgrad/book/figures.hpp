@@ -40,4 +40,37 @@ Json line_plot(const std::string& xlabel, const std::string& ylabel, const std::
 Json bar_plot(const std::string& xlabel, const std::string& ylabel, const std::vector<std::string>& categories,
               const std::vector<Json>& series);
 
+/// \brief One node of graph(): its label (lines separated by `\n`) and its layer, the number
+/// of steps from the inputs (inputs are layer 0); nodes are drawn in columns by layer.
+struct GraphNode {
+  std::string label;  ///< the text in the node's box
+  int layer = 0;      ///< its column, counted from the inputs
+};
+
+/// \brief A directed graph drawn left to right, as a computation's graph: boxes for the
+/// nodes and an arrow for each edge `{from, to}` (indices into \p nodes).
+/// \throws ValueError for an edge naming a node that does not exist.
+Json graph(const std::vector<GraphNode>& nodes, const std::vector<std::pair<int, int>>& edges);
+
+/// \brief A grid of values over the plane, z[i][j] at (x[j], y[i]), for plane(): drawn as
+/// filled contours (\p style `"contour"`, with \p levels contour lines, log-spaced when
+/// \p log_levels) or as a map of classes (\p style `"regions"`, z holding class numbers).
+/// \throws ShapeError unless \p z is `[y.size(), x.size()]`.
+Json field(const std::vector<double>& x, const std::vector<double>& y, const Tensor& z,
+           const std::string& style = "contour", int levels = 12, bool log_levels = false);
+
+/// \brief Points for plane(), named \p label in the legend; \p text, if given, one label per
+/// point written beside it. \throws ShapeError when the counts differ.
+Json points(const std::string& label, const std::vector<double>& x, const std::vector<double>& y,
+            const std::vector<std::string>& text = {});
+
+/// \brief A path through the plane for plane(), as a line with a marker at each point.
+/// \throws ShapeError when x and y differ in length.
+Json path(const std::string& label, const std::vector<double>& x, const std::vector<double>& y);
+
+/// \brief A plot of the plane: an optional field() underneath (pass `Json()` for none), then
+/// paths and points over it, with equal scales on both axes when \p equal_axes.
+Json plane(const std::string& xlabel, const std::string& ylabel, const Json& field,
+           const std::vector<Json>& paths, const std::vector<Json>& points, bool equal_axes = false);
+
 }  // namespace litgrad::book
