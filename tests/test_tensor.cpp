@@ -76,3 +76,32 @@ TEST_CASE("misusing a tensor throws an error that names the operation and the sh
   Tensor y = x * 2.0;
   CHECK_THROWS_WITH_AS(y.requires_grad_(), doctest::Contains("requires_grad_: only leaves can be marked; this tensor was made by mul"), ValueError);
 }
+
+TEST_CASE("copy_ writes values in place as torch's: broadcast to the destination, converted to its dtype, seen through shared storage") {
+  Tensor w = zeros({2, 3});
+  const Tensor view = reshape(w, {6});  // shares w's storage
+  w.copy_(tensor({1, 2, 3}, {3}));      // a row broadcast down both rows
+  CHECK(w.to_vector() == std::vector<double>{1, 2, 3, 1, 2, 3});
+  CHECK(view.to_vector() == w.to_vector());
+  Tensor ids = tensor({0, 0}, {2}, DType::Int64);
+  ids.copy_(tensor({2.75, -1.5}));  // to Int64 truncates, as torch
+  CHECK(ids.to_vector() == std::vector<double>{2, -1});
+  CHECK(ids.dtype() == DType::Int64);
+  Tensor p = zeros({2}).requires_grad_();
+  {
+    NoGradGuard no_grad;
+    p.copy_(scalar_tensor(0.25));
+  }
+  CHECK(p.to_vector() == std::vector<double>{0.25, 0.25});
+  CHECK(p.requires_grad());
+  CHECK(p.is_leaf());
+}
+
+TEST_CASE("copy_ refuses a source that does not broadcast, and a tensor that requires grad while gradients are recorded") {
+  Tensor w = zeros({2, 3});
+  CHECK_THROWS_WITH_AS(w.copy_(ones({2})), "copy_: the source's shape [2] does not broadcast to [2,3]", ShapeError);
+  CHECK_THROWS_WITH_AS(w.copy_(ones({1, 2, 3})), "copy_: the source's shape [1,2,3] does not broadcast to [2,3]", ShapeError);
+  Tensor p = zeros({2}).requires_grad_();
+  CHECK_THROWS_WITH_AS(p.copy_(ones({2})), doctest::Contains("copy_: the destination requires grad"), AutogradError);
+  CHECK_THROWS_WITH_AS(w.copy_(p * 2.0), doctest::Contains("copy_: the source requires grad"), AutogradError);
+}

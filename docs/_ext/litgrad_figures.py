@@ -135,17 +135,25 @@ def _plane(ax, d, fig):
                 low, high = max(z.min(), 1e-300), z.max()
                 levels = np.geomspace(low, high, field["levels"])
                 image = ax.contourf(x, y, z, levels=levels, norm=matplotlib.colors.LogNorm(), cmap="viridis", alpha=0.8)
+            elif "vmin" in field:  # a fixed range, so that panels side by side share colours
+                levels = np.linspace(field["vmin"], field["vmax"], field["levels"] + 1)
+                image = ax.contourf(x, y, z, levels=levels, cmap="viridis", alpha=0.8, extend="both")
             else:
                 image = ax.contourf(x, y, z, levels=field["levels"], cmap="viridis", alpha=0.8)
-            ax.contour(x, y, z, levels=image.levels, colors="white", linewidths=0.5, alpha=0.6)
+            if z.max() > z.min():
+                ax.contour(x, y, z, levels=image.levels, colors="white", linewidths=0.5, alpha=0.6)
+            if "colorbar" in field:
+                fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label=field["colorbar"])
     markers = ["o", "s", "^", "D", "v", "P"]
     for k, p in enumerate(d.get("paths", [])):
-        ax.plot(p["x"], p["y"], "-", marker=".", markersize=4, linewidth=1.5, label=p["label"])
+        ax.plot(p["x"], p["y"], "-", marker="." if p.get("markers", True) else None, markersize=4,
+                linewidth=1.5, label=p["label"])
     for k, p in enumerate(d.get("points", [])):
         ax.scatter(p["x"], p["y"], s=22, marker=markers[k % len(markers)], label=p["label"], edgecolors="black",
                    linewidths=0.4, zorder=3)
         for tx, ty, t in zip(p["x"], p["y"], p.get("text", [])):
-            ax.annotate(t, (tx, ty), textcoords="offset points", xytext=(4, 3), fontsize=10)
+            ax.annotate(t, (tx, ty), textcoords="offset points", xytext=(4, 3), fontsize=10,
+                        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
     ax.set_xlabel(d["xlabel"])
     ax.set_ylabel(d["ylabel"])
     if field:  # the field fills the axes: nothing is drawn outside what was computed

@@ -6,9 +6,11 @@
 #include <ostream>
 #include <sstream>
 
+#include "litgrad/autograd.hpp"
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/reshaping.hpp"
 
 namespace litgrad {
 
@@ -75,6 +77,27 @@ DType Tensor::dtype() const { return impl().dtype; }
 const double* Tensor::data() const { return impl().storage->data(); }
 double* Tensor::data() { return impl().storage->data(); }
 std::vector<double> Tensor::to_vector() const { return {data(), data() + numel()}; }
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  if (is_grad_enabled() && (requires_grad() || src.requires_grad()))
+    throw AutogradError(std::string("copy_: ") + (requires_grad() ? "the destination" : "the source") +
+                        " requires grad and gradients are being recorded; copy_ is not recorded, so "
+                        "write parameters inside a NoGradGuard (torch refuses in-place writes to leaves "
+                        "that require grad for the same reason)");
+  // Broadcasting to a given shape: compared from the right, each source size is 1 or equal.
+  const Shape& from = src.shape();
+  bool fits = from.size() <= shape().size();
+  for (std::size_t k = 1; fits && k <= from.size(); ++k) {
+    const std::int64_t have = from[from.size() - k], want = shape()[shape().size() - k];
+    fits = have == want || have == 1;
+  }
+  if (!fits)
+    throw ShapeError("copy_: the source's shape " + to_string(from) + " does not broadcast to " +
+                     to_string(shape()));
+  const Tensor values = litgrad::to(litgrad::expand(src, shape()), dtype());
+  std::copy(values.data(), values.data() + values.numel(), data());
+  return *this;
+}
 
 double Tensor::item() const {
   if (numel() != 1)

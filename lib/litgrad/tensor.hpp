@@ -72,6 +72,14 @@ class Tensor {
   double* data();
   /// \brief A copy of the elements in row-major order.
   std::vector<double> to_vector() const;
+  /// \brief Writes \p src's values into this tensor, in place, as torch's `copy_`: \p src
+  /// broadcasts to this shape and is converted to this dtype; returns `*this`. Every tensor
+  /// sharing this one's storage sees the new values. The copy is not recorded by autograd, so
+  /// when gradients are being recorded (outside a NoGradGuard) neither tensor may require
+  /// grad: set a parameter's values with `{ NoGradGuard g; w.copy_(values); }`.
+  /// \throws ShapeError when \p src does not broadcast to this shape.
+  /// \throws AutogradError when either tensor requires grad while gradients are recorded.
+  Tensor& copy_(const Tensor& src);
   /// \brief The value of a one-element tensor. \throws ValueError when numel() != 1.
   double item() const;
   /// \brief The element at a full index, e.g. `x.at({1, 2})`. \throws IndexError when out of range.

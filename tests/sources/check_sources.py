@@ -63,6 +63,11 @@ def main():
         rel = os.path.relpath(path, root)
         for n, length in long_lines(path):
             problems.append(f"{rel}:{n}: line of {length} characters; at most {litgrad_source.MAX_LINE}")
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if line.lstrip().startswith("//") and line.rstrip("\n").endswith("\\"):
+                    problems.append(f"{rel}:{n}: a comment ends in a backslash, which joins the next line "
+                                    "to it (move the backslash, e.g. a LaTeX \\\\, off the end)")
         kind = "exercise" if "/exercises/" in rel and not rel.endswith((".starter.cpp", ".solution.cpp")) \
             else None if "/exercises/" in rel else "chapter"
         if kind is None:

@@ -55,6 +55,8 @@ Json graph(const std::vector<GraphNode>& nodes, const std::vector<std::pair<int,
 /// \brief A grid of values over the plane, z[i][j] at (x[j], y[i]), for plane(): drawn as
 /// filled contours (\p style `"contour"`, with \p levels contour lines, log-spaced when
 /// \p log_levels) or as a map of classes (\p style `"regions"`, z holding class numbers).
+/// Set `"vmin"` and `"vmax"` to fix the contours' range (so that panels share colours) and
+/// `"colorbar"` to a label to draw a colour bar.
 /// \throws ShapeError unless \p z is `[y.size(), x.size()]`.
 Json field(const std::vector<double>& x, const std::vector<double>& y, const Tensor& z,
            const std::string& style = "contour", int levels = 12, bool log_levels = false);
@@ -64,7 +66,8 @@ Json field(const std::vector<double>& x, const std::vector<double>& y, const Ten
 Json points(const std::string& label, const std::vector<double>& x, const std::vector<double>& y,
             const std::vector<std::string>& text = {});
 
-/// \brief A path through the plane for plane(), as a line with a marker at each point.
+/// \brief A path through the plane for plane(), as a line with a marker at each point
+/// (set `"markers"` false for a plain line, as for a curve).
 /// \throws ShapeError when x and y differ in length.
 Json path(const std::string& label, const std::vector<double>& x, const std::vector<double>& y);
 
