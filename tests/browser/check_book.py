@@ -222,7 +222,8 @@ def check_chapter_desktop(driver, check, base, source, book, shots):
     shown = driver.execute_script("""
       const s = document.querySelector('section#exercises');
       if (!s) return null;
-      return [Array.from(s.querySelectorAll('h3')).map(h => h.textContent.replace(/[¶#]$/, '').trim()),
+      return [Array.from(s.querySelectorAll('h3')).map(h => h.textContent.replace(/[¶#]$/, '').trim()
+                .replace(/’/g, "'").replace(/[“”]/g, '"')),
               Array.from(s.querySelectorAll('details.litgrad-hint')).map(d => d.open), s.innerText];""")
     if exercises:
         titles = [litgrad_source.read(p, "exercise").title for p in exercises]
