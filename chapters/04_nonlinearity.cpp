@@ -38,7 +38,12 @@ namespace {
 // %% 1 · XOR, which no line can fit
 //
 // The four inputs are the corners of the unit square, and the target is 1 on the two
-// corners where exactly one input is 1.
+// corners where exactly one input is 1. No line separates the two kinds of corner: a
+// line :math:`w_1 x_1 + w_2 x_2 + b = 0` with :math:`(0, 1)` and :math:`(1, 0)` on its
+// positive side needs :math:`w_2 + b > 0` and :math:`w_1 + b > 0`, which add up to
+// :math:`w_1 + w_2 + 2b > 0`; with :math:`(0, 0)` and :math:`(1, 1)` on its negative
+// side it needs :math:`b < 0` and :math:`w_1 + w_2 + b < 0`, which add up to the
+// opposite.
 
 struct Xor {
   Tensor x, y;  // x [4, 2], the corners; y [4, 1], the targets
@@ -55,14 +60,17 @@ Xor xor_data() {
 // The best *affine* model :math:`\hat y = w_1 x_1 + w_2 x_2 + b` is chapter 3's least
 // squares with one input more. Subtracting the means
 // (:math:`\bar x = (\tfrac12, \tfrac12)`, :math:`\bar y = \tfrac12`) takes :math:`b`
-// out of the problem: the best :math:`w` solves :math:`C w = c`, with :math:`C` the
-// inputs' covariance and :math:`c` their covariance with :math:`y`, and then
-// :math:`b = \bar y - w \cdot \bar x`. For XOR, :math:`c = 0`: each input is 1 at two
-// corners, where the target is 1 once and 0 once. The inputs are uncorrelated,
-// :math:`C = \tfrac14 I`, so :math:`w = 0` and :math:`b = \tfrac12`. The best plane is
-// flat: it predicts :math:`\tfrac12` at every corner, each error is :math:`\tfrac12`,
-// and the mean squared error is :math:`\tfrac14`. Halves and quarters are exact in
-// binary, so all of this holds exactly, and the test asks for equality.
+// out of the problem: the best :math:`w` solves :math:`C w = c`, and then
+// :math:`b = \bar y - w \cdot \bar x`. Here :math:`C = \tfrac1n \sum_i (x_i - \bar
+// x)(x_i - \bar x)^T` is the inputs' *covariance* (how they vary together) and :math:`c
+// = \tfrac1n \sum_i (x_i - \bar x)(y_i - \bar y)` their covariance with the target:
+// chapter 3's normal equations, written for centred data so that the intercept drops
+// out. For XOR, :math:`c = 0`: each input is 1 at two corners, where the target is 1
+// once and 0 once. The inputs are uncorrelated, :math:`C = \tfrac14 I`, so
+// :math:`w = 0` and :math:`b = \tfrac12`. The best plane is flat: it predicts
+// :math:`\tfrac12` at every corner, each error is :math:`\tfrac12`, and the mean
+// squared error is :math:`\tfrac14`. Halves and quarters are exact in binary, so all of
+// this holds exactly, and the test asks for equality.
 
 struct Affine {
   double w1 = 0, w2 = 0, b = 0;
@@ -113,12 +121,15 @@ TEST_CASE(
 //    \end{pmatrix}.
 //
 // Its eigenvalues can be found by hand: :math:`(1, -1, 0)` is an eigenvector with
-// eigenvalue :math:`\tfrac12`, and the other two eigenvectors have the form
-// :math:`(1, 1, \lambda - \tfrac32)`, which gives :math:`\lambda^2 - \tfrac72 \lambda +
-// 1 = 0`, so :math:`\lambda = (7 \pm \sqrt{33})/4`, about 3.19 and 0.31. The test
-// builds :math:`H` from the data and checks :math:`H v = \lambda v` for all three to
-// :math:`10^{-14}` (each entry of :math:`H v` is a sum of three terms of size at most
-// 3, rounded to about :math:`3 \cdot 3 u \approx 10^{-15}`).
+// eigenvalue :math:`\tfrac12`, and the other two, at right angles to it, have the form
+// :math:`(1, 1, t)`; the first row of :math:`H v = \lambda v` gives
+// :math:`t = \lambda - \tfrac32`, and the last row then :math:`\lambda^2 - \tfrac72
+// \lambda + 1 = 0`, so :math:`\lambda = (7 \pm \sqrt{33})/4`, about 3.19 and 0.31. The
+// test builds :math:`H` from the data and checks :math:`H v = \lambda v` for all three
+// to :math:`10^{-14}` : each entry of :math:`H v` is three products of numbers up to 3
+// added up, and :math:`\lambda v` one more product, so each side is off by at most
+// about :math:`3 \cdot 3 \cdot 3 u \approx 3 \cdot 10^{-15}`, and the gap by twice
+// that.
 
 // The Hessian (2/n) AᵀA of the mean squared error of an affine model, A = [x, 1].
 Tensor affine_hessian(const Tensor& x) {
@@ -150,14 +161,17 @@ TEST_CASE(
 // So a rate of 0.5, below :math:`2 / \lambda_{\max} \approx 0.63`, converges, and the
 // slowest axis shrinks by :math:`1 - 0.5 \cdot 0.31 \approx 0.84` per step: after 300
 // steps the distance from the best plane is down by
-// :math:`0.84^{300} \approx 10^{-23}`, far below rounding. The loss is then
-// :math:`\tfrac14` to within the rounding of four squares near :math:`\tfrac14`, a few
-// :math:`u` each; we check :math:`10^{-15}`. Starting from a random plane, it ends on
-// the flat one.
+// :math:`0.84^{300} \approx 10^{-23}`, far below rounding. What is left is rounding:
+// each step rounds the parameters by about :math:`u` times their size, and the slowest
+// axis forgives only 16% of that per step, so the parameters settle within about
+// :math:`6u \approx 10^{-15}` of the best plane; we check :math:`10^{-14}`. The loss is
+// then :math:`\tfrac14` to within the rounding of four squares near :math:`\tfrac14`, a
+// few :math:`u` each; we check :math:`10^{-15}`. Starting from a random plane, it ends
+// on the flat one.
 
 TEST_CASE(
     "gradient descent on the affine model, from three random starts, ends at mean "
-    "squared error 1/4, to 1e-15, with w = 0 and b = 1/2 to 1e-12") {
+    "squared error 1/4, to 1e-15, with w = 0 and b = 1/2 to 1e-14") {
   const Xor d = xor_data();
   double error_gap = 0, parameter_gap = 0;  // the worst over the seeds
   for (auto seed : kSeeds) {
@@ -179,9 +193,9 @@ TEST_CASE(
                  book::at_most(1e-15));
   book::measured("largest parameter gap", parameter_gap,
                  "the most w or b is off the best plane, over the seeds",
-                 book::at_most(1e-12));
+                 book::at_most(1e-14));
   CHECK(error_gap <= 1e-15);
-  CHECK(parameter_gap <= 1e-12);
+  CHECK(parameter_gap <= 1e-14);
 }
 
 // %% 2 · Linear layers stacked are one linear layer
@@ -191,11 +205,13 @@ TEST_CASE(
 // and bias :math:`W_2 b_1 + b_2`. However many are stacked, the result is an affine
 // map, and so can do no better on XOR than section 1's flat plane.
 //
-// In floating point the two routes add the same products in different orders, so they
-// agree to rounding. For each output the test adds up the sizes of all the products and
-// biases involved, :math:`S`, and holds the gap to :math:`2 n u S`, the bound on two
-// sums of at most :math:`n = 3 \cdot 8 + 8 + 1` rounded terms (chapter 1 measured that
-// a sum's rounding stays within such a bound).
+// In floating point the two routes round differently: one rounds :math:`W_1 x` first,
+// the other :math:`W_2 W_1`. Each output is made of :math:`n = 3 \cdot 8 + 8 + 1` terms
+// (the products :math:`W_{2,ij} W_{1,jk} x_k`, the products :math:`W_{2,ij} b_{1,j}`,
+// and :math:`b_{2,i}`), and however they are grouped, each term passes through at most
+// :math:`n` roundings on the way to the output, so to first order each route is within
+// :math:`n u S` of the exact value, with :math:`S` the sum of the terms' sizes, and the
+// two routes within :math:`2 n u S` of each other.
 
 // One layer equal to second(first(x)): weight W2 W1, bias W2 b1 + b2.
 nn::Linear compose(const nn::Linear& first, const nn::Linear& second) {
@@ -231,9 +247,13 @@ TEST_CASE(
 // %%
 // Training a stack of linear layers therefore cannot beat :math:`\tfrac14` on XOR. The
 // test trains three of them, :math:`2 \to 8 \to 8 \to 1`, by gradient descent for 3,000
-// steps. At no step does the loss go below :math:`\tfrac14` by more than the rounding
-// of the loss itself (:math:`10^{-15}`, as above), and by the end it is within
-// :math:`10^{-9}` of it: the stack has found the flat plane.
+// steps. At no step may the loss go below :math:`\tfrac14` by more than rounding. The
+// stack's outputs are rounded by up to the bound above, a few :math:`10^{-15}` here,
+// and an output off by :math:`\delta` near its best value :math:`\tfrac12` moves its
+// squared error by about :math:`\delta`; the mean of four moves by no more, so we allow
+// :math:`10^{-14}`. How close to :math:`\tfrac14` the stack gets in 3,000 steps is
+// shown, measured, but not claimed: its loss as a function of three layers of weights
+// is not a bowl, and chapter 3's rates do not apply.
 
 // Three linear layers, 2 → 8 → 8 → 1, trained on XOR; the loss at every step.
 std::vector<double> linear_losses(std::uint64_t seed, int steps) {
@@ -254,8 +274,8 @@ std::vector<double> linear_losses(std::uint64_t seed, int steps) {
 }
 
 TEST_CASE(
-    "three linear layers trained on XOR never go below 1/4, to 1e-15, and end within "
-    "1e-9 of it, for three seeds") {
+    "three linear layers trained on XOR never go below 1/4, to 1e-14, for three "
+    "seeds") {
   double lowest = INFINITY,
          last = 0;  // over the three seeds: the lowest, the worst end
   for (auto seed : kSeeds) {
@@ -265,11 +285,10 @@ TEST_CASE(
   }
   book::measured("lowest loss minus 1/4", lowest - 0.25,
                  "the least the loss reached, at any step and seed, minus 1/4",
-                 book::at_least(-1e-15));
-  book::measured("final distance from 1/4", last, "the worst seed's, after 3,000 steps",
-                 book::below(1e-9));
-  CHECK(lowest - 0.25 >= -1e-15);
-  CHECK(last < 1e-9);
+                 book::at_least(-1e-14));
+  book::measured("final distance from 1/4", last,
+                 "the worst seed's, after 3,000 steps");
+  CHECK(lowest - 0.25 >= -1e-14);
 }
 
 // %% 3 · A bend between the layers
@@ -280,7 +299,11 @@ TEST_CASE(
 // :math:`s = x_1 + x_2`, the network :math:`\operatorname{relu}(s) - 2
 // \operatorname{relu}(s - 1)` gives 0, 1, 1 and 0 at the four corners (:math:`s` = 0,
 // 1, 1, 2, and at 2 the second unit takes back twice what the first adds past 1). Every
-// number here is a small integer, so the outputs equal the targets exactly.
+// number here is a small integer, so the outputs equal the targets exactly. The test
+// writes the weights into two ``nn::Linear`` layers with ``copy_``, inside a
+// ``NoGradGuard``: weights are leaves of the graph that require gradients, and writing
+// over them in place is only allowed while nothing is being recorded (torch has the
+// same rule).
 
 TEST_CASE("two ReLU units, with weights set by hand, compute XOR exactly") {
   const Xor d = xor_data();
@@ -301,7 +324,9 @@ TEST_CASE("two ReLU units, with weights set by hand, compute XOR exactly") {
 // Weights set by hand prove that a bent network *can* fit XOR; the question for
 // learning is whether gradient descent *finds* such weights. We use :math:`\tanh`,
 // smooth where relu has a corner, four hidden units, and litgrad's default start for
-// ``nn::Linear`` (uniform in :math:`\pm 1/\sqrt{\text{inputs}}`, as torch's). What
+// ``nn::Linear`` (uniform in :math:`\pm 1/\sqrt{\text{inputs}}`, as torch's). The
+// network is a small ``nn::Module``: a class holding its layers as members, which it
+// registers so that ``parameters()`` can hand all their weights to the optimiser. What
 // counts as fitting: a mean squared error below :math:`\tfrac1{16}`. Then the four
 // squared errors add up to less than :math:`\tfrac14`, so each error is below
 // :math:`\tfrac12` and every corner's output lies on its target's side of
@@ -407,15 +432,15 @@ TEST_CASE(
 // .. figure:: xor_losses
 //
 //    The loss of three models trained on XOR: three linear layers stop at 1/4; a tanh
-//    network started with all weights equal creeps down towards 1/6, which it cannot
-//    pass; the same network started at random goes to zero.
+//    network started with all weights equal creeps down, staying above 1/6, which it
+//    cannot pass; the same network started at random goes to zero.
 //
 // .. figure:: xor_outputs
 //
 //    What the models compute over the plane, with XOR's four corners: the best plane is
 //    1/2 everywhere; the tanh network from a random start is high near the corners
 //    labelled 1 and low near those labelled 0; from an equal start its output depends
-//    on x1 + x2 alone, constant along every diagonal line.
+//    on x1 + x2 alone, constant along every line x1 + x2 = constant.
 
 // %% fold: drawing the three loss curves, with the levels 1/4 and 1/6
 void draw_losses(const std::vector<double>& linear, const std::vector<double>& equal,
@@ -468,7 +493,7 @@ void draw_outputs(const TanhNet& random, const TanhNet& equal) {
 
 // %%
 // The test trains the equal start and checks every step's loss against
-// :math:`\tfrac16`, allowing :math:`10^{-15}` for rounding.
+// :math:`\tfrac16`, allowing :math:`10^{-14}` for rounding, as for the linear stack.
 
 TEST_CASE(
     "started equal, the network's error never goes below 1/6, the best a monotone "
@@ -479,8 +504,8 @@ TEST_CASE(
   const std::vector<double> equal = train_xor(net, 3000);
   const double lowest = *std::min_element(equal.begin(), equal.end());
   book::measured("lowest loss", lowest, "the least the loss reached, at any step",
-                 book::at_least(1.0 / 6 - 1e-15));
-  CHECK(lowest >= 1.0 / 6 - 1e-15);
+                 book::at_least(1.0 / 6 - 1e-14));
+  CHECK(lowest >= 1.0 / 6 - 1e-14);
   Generator other(1);
   TanhNet random(other);
   draw_losses(linear_losses(1, 3000), equal, train_xor(random, 3000));
@@ -491,8 +516,9 @@ TEST_CASE(
 // Randomness breaks the tie, and it need not be much: add a normal draw of scale
 // :math:`10^{-3}` to each of those equal values, and the units differ a little at the
 // start, receive slightly different gradients, and drift apart. The same 3,000 steps
-// then fit XOR by section 3's measure, for three seeds. This is why every layer in the
-// library, and in torch, starts from random numbers.
+// then fit XOR by section 3's measure, for three seeds. This is why layers whose
+// weights mix their inputs, such as ``nn::Linear``, start from random numbers, in the
+// library as in torch.
 
 TEST_CASE(
     "a start equal but for noise of scale 1e-3 fits XOR: error below 1/16 for three "
@@ -511,10 +537,10 @@ TEST_CASE(
 
 // %% 5 · A ReLU network is straight pieces
 //
-// With one input and a hidden layer of :math:`H` rectified units, a network computes
+// With one input and a hidden layer of :math:`m` rectified units, a network computes
 // :math:`f(x) = \sum_j v_j \operatorname{relu}(w_j x + b_j) + d`. Each unit is zero on
 // one side of :math:`x_j = -b_j / w_j` and straight on the other, so :math:`f` is made
-// of straight pieces joined at the *kinks* :math:`x_j`: at most :math:`H` of them.
+// of straight pieces joined at the *kinks* :math:`x_j`: at most :math:`m` of them.
 // Crossing :math:`x_j` from left to right turns unit :math:`j` on (if :math:`w_j > 0`)
 // or off (if :math:`w_j < 0`), and either way the slope jumps by :math:`v_j |w_j|`.
 //
@@ -522,8 +548,8 @@ TEST_CASE(
 // :math:`\sum_j v_j w_j [w_j x + b_j > 0]`, added in the same order wherever :math:`x`
 // lies (chapter 1's product of a row with a column), and between two kinks the same
 // terms are on. So the slope is constant *bit for bit* on each piece. At each kink the
-// jump matches :math:`v_j |w_j|` to the rounding of a sum of :math:`H` terms, which the
-// test bounds by :math:`2 H u \sum_j |v_j w_j|`.
+// jump matches :math:`v_j |w_j|` to the rounding of a sum of :math:`m` terms, which the
+// test bounds by :math:`2 m u \sum_j |v_j w_j|`.
 //
 // We look at trained networks: 16 units fitted by gradient descent to :math:`\sin 3x`
 // at 64 points of :math:`[-1, 1]`, from three random starts.
@@ -607,7 +633,7 @@ void draw_fit(const ReluNet& net) {
 
 TEST_CASE(
     "a ReLU network's slope is constant bit for bit between its kinks and jumps by "
-    "v_j |w_j| at kink j, to 2Hu Σ|v_j w_j|, for three trained networks") {
+    "v_j |w_j| at kink j, to 2mu Σ|v_j w_j|, for three trained networks") {
   int changes = 0;
   double worst = 0;
   for (auto seed : kSeeds) {
@@ -654,38 +680,53 @@ TEST_CASE(
 
 // %%
 // Counted on a grid, then: at 20,001 evenly spaced points of :math:`[-3, 3]`,
-// autograd's slope takes at most :math:`H + 1 = 17` different values, one per piece the
-// grid visits.
+// autograd's slope takes exactly one value per piece the grid visits, so at most
+// :math:`m + 1 = 17` different values.
 
 TEST_CASE(
-    "on 20,001 points of [-3, 3] the slope of 16 ReLU units takes at most 17 distinct "
-    "values, for three trained networks") {
+    "on 20,001 points of [-3, 3] the slope of 16 ReLU units takes one value per piece "
+    "visited, at most 17, for three trained networks") {
   std::size_t most = 0;
+  int mismatched = 0;  // networks whose count of slopes is not their count of pieces
+  const Tensor grid = linspace(-3, 3, 20001).reshape({20001, 1});
   for (auto seed : kSeeds) {
-    const Tensor s =
-        slopes(fit_curve(16, seed), linspace(-3, 3, 20001).reshape({20001, 1}));
+    const ReluNet net = fit_curve(16, seed);
+    const Tensor s = slopes(net, grid);
     const std::set<double> distinct(s.data(), s.data() + s.numel());
-    out() << "seed " << seed << ": " << distinct.size() << " distinct slopes\n";
+    // The pieces the grid visits: a point's piece is the number of kinks left of it.
+    std::vector<double> at;
+    for (const auto& k : kinks(net)) at.push_back(k.first);
+    std::set<std::ptrdiff_t> visited;
+    for (std::int64_t i = 0; i < grid.numel(); ++i)
+      visited.insert(std::lower_bound(at.begin(), at.end(), grid.data()[i]) -
+                     at.begin());
+    out() << "seed " << seed << ": " << distinct.size() << " distinct slopes, "
+          << visited.size() << " pieces visited\n";
     most = std::max(most, distinct.size());
+    mismatched += distinct.size() != visited.size();
   }
   book::measured("distinct slopes", static_cast<double>(most),
                  "the most different values among one network's 20,001 slopes",
                  book::at_most(17));
+  book::measured("mismatched networks", mismatched,
+                 "networks whose distinct slopes differ in number from pieces visited",
+                 book::exactly(0));
   CHECK(most <= 17);
+  CHECK(mismatched == 0);
 }
 
 // %%
-// More units, more pieces. Set by hand, :math:`H` units make the straight-line
-// interpolant of a curve through :math:`H + 1` evenly spaced points of :math:`[-1, 1]`:
-// unit :math:`k` switches on at the point :math:`x_k = -1 + 2k/H` (weight 1, bias
+// More units, more pieces. Set by hand, :math:`m` units make the straight-line
+// interpolant of a curve through :math:`m + 1` evenly spaced points of :math:`[-1, 1]`:
+// unit :math:`k` switches on at the point :math:`x_k = -1 + 2k/m` (weight 1, bias
 // :math:`-x_k`), and its output weight is the change of slope there. Between two points
-// the interpolant is off by at most :math:`h^2 \max |f''| / 8`, with :math:`h = 2/H`
+// the interpolant is off by at most :math:`h^2 \max |f''| / 8`, with :math:`h = 2/m`
 // the spacing (the error of a straight chord over a curve), and for :math:`\sin 3x`,
 // :math:`|f''| \le 9`. So twice the units can follow this curve four times as closely.
 // The test builds the interpolant for 16, 32 and 64 units and measures its largest
 // error on 2,001 points against the bound.
 
-// H ReLU units equal to the chord-by-chord interpolant of sin 3x on [-1, 1].
+// m ReLU units equal to the chord-by-chord interpolant of sin 3x on [-1, 1].
 ReluNet interpolant(std::int64_t width) {
   Generator unused(0);  // the random start is overwritten below
   ReluNet net(width, unused);
@@ -706,7 +747,7 @@ ReluNet interpolant(std::int64_t width) {
 }
 
 TEST_CASE(
-    "set by hand, H = 16, 32 and 64 ReLU units give the interpolant of sin 3x, off by "
+    "set by hand, m = 16, 32 and 64 ReLU units give the interpolant of sin 3x, off by "
     "at most 9h²/8") {
   const Tensor x = linspace(-1, 1, 2001).reshape({2001, 1});
   double worst = 0;

@@ -50,12 +50,16 @@ constexpr double kU = 0x1p-53;  // the unit roundoff of double precision
 // Only differences between scores matter: adding a constant :math:`c` to every score
 // multiplies every :math:`e^{z_i}` by :math:`e^c`, which cancels. In floating point,
 // litgrad first subtracts the largest score :math:`m`, so it computes
-// :math:`e^{(z_i + c) - (m + c)}`. Rounding :math:`z_i + c` and the subtraction move
-// the exponent by at most :math:`u(|z_i + c| + |m + c| + |z_i - m|)`, which changes
-// :math:`e^{\cdot}` by that much relatively; the exponential, the sum of :math:`K`
-// terms and the division add :math:`(K + 2) u`. Two softmaxes can each be off by that,
-// so each :math:`p_i` agrees with its shifted twin to within :math:`2 p_i (4 u (|c| +
-// M) + (K + 2) u)`, with :math:`M` the largest :math:`|z_i|`.
+// :math:`e^{(z_i + c) - (m + c)}`. Rounding :math:`z_i + c`, :math:`m + c` and their
+// difference moves the exponent by at most :math:`u(|z_i + c| + |m + c| + |z_i - m|)
+// \le 4u(|c| + M)`, with :math:`M` the largest :math:`|z_i|`, which changes
+// :math:`e^{\cdot}` by as much relatively, and the exponential adds :math:`u`. The
+// denominator is a sum of :math:`K` such terms, off by as much again plus
+// :math:`(K - 1) u` for the additions, and the division adds :math:`u`: each
+// :math:`p_i` is off by at most :math:`8u(|c| + M) + (K + 2) u` relatively, to first
+// order. The shifted and the unshifted softmax can each be off by that, so each
+// :math:`p_i` agrees with its shifted twin to within :math:`2 p_i (8 u (|c| + M) + (K +
+// 2) u)`.
 
 TEST_CASE(
     "adding a constant to every score leaves softmax unchanged, to within the rounding "
@@ -66,7 +70,7 @@ TEST_CASE(
   double worst = 0;
   for (double c : {-100.0, 0.5, 100.0}) {
     const Tensor p = softmax(z, 1), q = softmax(z + c, 1);
-    const Tensor bound = 2 * p * (4 * kU * (std::fabs(c) + big) + 12 * kU);
+    const Tensor bound = 2 * p * (8 * kU * (std::fabs(c) + big) + 12 * kU);
     worst = std::max(worst, max(abs(q - p) / bound).item());
   }
   book::measured("largest gap / bound", worst,
@@ -224,9 +228,10 @@ double accuracy(const Tensor& scores, const Tensor& y) {
 // that a point of class 0 lies nearer :math:`\mu_0` than :math:`\mu_1` and
 // :math:`\mu_2`. We compute it by adding up the density of class 0 over a grid of
 // squares of side 0.005 covering 7 standard deviations around :math:`\mu_0`, counting
-// each square whose centre is nearest :math:`\mu_0`. The squares cut across the
-// boundary, which costs at most a few :math:`10^{-4}`: far below the accuracies'
-// sampling error, below.
+// each square whose centre is nearest :math:`\mu_0`. The squares that cut across the
+// boundary are counted whole or not at all, an error of at most about :math:`10^{-4}`
+// here, far below the accuracies' sampling error (and the next test checks the sum
+// independently).
 
 double bayes_rate() {
   const double h = 0.005, mx = kRadius, my = 0;  // class 0's centre
@@ -335,7 +340,8 @@ TEST_CASE(
 // the inner ring and a third of the outer ring right: accuracy :math:`\tfrac12 +
 // \tfrac12 \cdot \tfrac13 = \tfrac23`. Moving the line closer to the centre cuts into
 // the inner ring faster than it gains outer ring, so no line beats :math:`\tfrac23`
-// (for noiseless rings; the noise hardly matters). On 1,000 test points of each class
+// (for noiseless rings; the noise, 0.1 in radius, moves only points near the line
+// across it, and the allowance below covers that). On 1,000 test points of each class
 // the standard error of an accuracy near :math:`\tfrac23` is
 // :math:`\sqrt{(2/9)/2000} \approx 0.011`; we check the linear classifier stays below
 // :math:`\tfrac23` plus four of them.
