@@ -1,0 +1,67 @@
+// Exercise 6.2 · Adam by hand
+// ===========================
+//
+// Write Adam's step on plain numbers, with its two running averages and their bias
+// corrections, as section 3 described: :math:`m \leftarrow \beta_1 m + (1 - \beta_1)
+// g`, :math:`v \leftarrow \beta_2 v + (1 - \beta_2) g^2`,
+// :math:`\hat m = m / (1 - \beta_1^t)`, :math:`\hat v = v / (1 - \beta_2^t)`, :math:`x
+// \leftarrow x - \alpha \hat m / (\sqrt{\hat v} + \epsilon)`. The tests check your
+// first step against :math:`\alpha g / (|g| + \epsilon)`, and 30 steps against
+// litgrad's ``optim::Adam``, to :math:`10^{-14}` of the rate (litgrad orders the same
+// operations a little differently, as torch does, so the roundings differ by a few
+// :math:`u` per step).
+
+// %% hint
+// Keep t, m and v in the state, one m and one v per coordinate, all starting at 0;
+// increase t before using it, so the first step has t = 1.
+
+// %% fold: includes
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include <litgrad/litgrad.hpp>
+
+using namespace litgrad;
+
+// %%
+// The state and the function to write, in ``exercises/06_optimisers/2_adam.cpp``:
+
+struct AdamState {
+  int t = 0;                 // steps taken
+  std::vector<double> m, v;  // the running averages, one per coordinate
+};
+void adam_step(std::vector<double>& x, AdamState& state,
+               const std::vector<double>& gradient, double lr, double beta1 = 0.9,
+               double beta2 = 0.999, double eps = 1e-8);
+
+// %%
+// The tests.
+
+TEST_CASE("the first step moves each coordinate by lr·g/(|g| + eps)") {
+  std::vector<double> x = {0, 0, 0};
+  const std::vector<double> g = {1e-3, -2.0, 50.0};
+  AdamState state;
+  state.m.assign(3, 0), state.v.assign(3, 0);
+  adam_step(x, state, g, 0.1);
+  for (int i = 0; i < 3; ++i)
+    CHECK(std::fabs(x[i] + 0.1 * g[i] / (std::fabs(g[i]) + 1e-8)) < 1e-15);
+}
+
+TEST_CASE("30 steps on a bowl agree with litgrad's Adam to 1e-14 of the rate") {
+  const double lr = 0.05;
+  Tensor t = tensor({1, -2}).requires_grad_();
+  optim::Adam adam({t}, {lr});
+  std::vector<double> x = {1, -2};
+  AdamState state;
+  state.m.assign(2, 0), state.v.assign(2, 0);
+  for (int step = 0; step < 30; ++step) {
+    adam.zero_grad();
+    (0.5 * sum(tensor({1, 30}) * t * t)).backward();
+    adam.step();
+    adam_step(x, state, {x[0], 30 * x[1]}, lr);
+  }
+  CHECK(std::fabs(x[0] - t.at({0})) < 1e-14 * lr);
+  CHECK(std::fabs(x[1] - t.at({1})) < 1e-14 * lr);
+}
