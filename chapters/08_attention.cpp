@@ -17,12 +17,17 @@
 // all, and the numbers quoted as measured come from the run that built this page. Run
 // the chapter on its own with ``build/chapters/08_attention`` to see its account, or
 // add ``--emit DIR`` to write the account and the figures' data into ``DIR``.
+//
+// Every tool used here was built on the road to this chapter: tensors and matrix
+// products in :doc:`01_tensors`, gradients by ``backward()`` in :doc:`02_derivatives`,
+// small networks with a bend in :doc:`04_nonlinearity`, the softmax in
+// :doc:`05_classification`, Adam in :doc:`06_optimisers`, and words as vectors compared
+// by dot products in :doc:`07_words_as_vectors`.
 
 // %% about: Attention written out by hand as a weighted average, trained on a task only
 // attention can solve, shown equal to nn::MultiheadAttention, and blind to order until
 // positions are encoded.
-// %% assumes: tensors and matrix products, gradients by backward(), training a model
-// with Adam on a mean squared error, a small MLP
+// %% assumes: 1, 2, 4, 5, 6, 7
 
 // %% fold: includes, and the names this file uses
 #include <doctest/doctest.h>
@@ -49,11 +54,12 @@ namespace {
 // draw the vectors at random and then scale each to the same length, 2.
 //
 // Equal length matters. The score of token :math:`i` against token :math:`j` is the dot
-// product :math:`x_i \cdot x_j`, and by the Cauchy–Schwarz inequality :math:`x_i \cdot
-// x_j \le |x_i|\,|x_j| = |x_i|^2`, with equality only when :math:`x_j = x_i`. So with
-// vectors of one length every token's best match is itself (and its copies). With
-// lengths left free, a long vector could outscore a token's own reflection, and the map
-// below would say more about vector lengths than about which tokens are alike.
+// product :math:`x_i \cdot x_j`, and by the Cauchy–Schwarz inequality (measured in
+// :doc:`07_words_as_vectors`) :math:`x_i \cdot x_j \le |x_i|\,|x_j| = |x_i|^2`, with
+// equality only when :math:`x_j = x_i`. So with vectors of one length every token's
+// best match is itself (and its copies). With lengths left free, a long vector could
+// outscore a token's own reflection, and the map below would say more about vector
+// lengths than about which tokens are alike.
 
 const std::vector<std::string> kWords = {"the", "cat", "sat", "on", "the", "mat"};
 
@@ -74,9 +80,9 @@ Tensor sentence_embeddings() {
 
 // %%
 // Attention, then, is three lines. Scores compare every token with every token; a
-// softmax (:cpp:func:`litgrad::softmax`) along each row turns scores into weights; the
-// output is the weights times the values (here the tokens themselves). There are no
-// parameters and no training.
+// softmax (:cpp:func:`litgrad::softmax`, :doc:`05_classification`) along each row turns
+// scores into weights; the output is the weights times the values (here the tokens
+// themselves). There are no parameters and no training.
 
 struct SelfAttention {
   Tensor scores, weights, output;
@@ -208,13 +214,14 @@ TEST_CASE("attention does not know positions: "
 // and leaves an error of :math:`\tfrac78 s^2`.
 //
 // Averaging first and thinking later does no better. Project each token linearly,
-// average the eight projections with equal weights, and read the average out through
-// any network you like: the average of the flags is always :math:`\tfrac18`, so all
-// that survives is the average value :math:`\bar v`, and the best any read-out can do
-// is :math:`\mathrm{E}[y \mid \bar v] = \bar v`, which again leaves :math:`\tfrac78
-// s^2`. (A nonlinearity applied to each token *before* the average would change this:
-// it could multiply flag and value inside the token, and the average of those products
-// is the answer divided by eight.)
+// average the eight projections with equal weights (the sentence average of
+// :doc:`07_words_as_vectors`), and read the average out through any network you like,
+// such as the tanh network of :doc:`04_nonlinearity`: the average of the flags is
+// always :math:`\tfrac18`, so all that survives is the average value :math:`\bar v`,
+// and the best any read-out can do is :math:`\mathrm{E}[y \mid \bar v] = \bar v`, which
+// again leaves :math:`\tfrac78 s^2`. (A nonlinearity applied to each token *before* the
+// average would change this: it could multiply flag and value inside the token, and the
+// average of those products is the answer divided by eight.)
 //
 // Both models should therefore stay near :math:`0.875\,s^2`; we claim only that they
 // stay above half the variance, a margin that finite training cannot eat. Attention has
@@ -247,9 +254,9 @@ FlagBatch flag_batch(std::int64_t n, Generator& gen) {
 }
 
 // %%
-// The three models. Each maps tokens ``[batch, 8, features]`` to an answer ``[batch,
-// 1]``. The linear model sees all inputs at once. The averaging model projects each
-// token to 8 numbers, averages over positions with the weights frozen at
+// The three models. Each maps tokens ``[batch, 8, features]`` to an answer
+// ``[batch, 1]``. The linear model sees all inputs at once. The averaging model
+// projects each token to 8 numbers, averages over positions with the weights frozen at
 // :math:`\tfrac18`, and reads out through a small two-layer network. The attention
 // model is the hand-written arithmetic of section 1 with one learned query: keys are a
 // linear map of the tokens, the scores are the keys against the query, and the output
@@ -318,9 +325,9 @@ struct LearnedQueryModel : Model {
 };
 
 // %%
-// All models train the same way: Adam, fresh batches of 64 every step, mean squared
-// error. Every 100 steps we measure the error on 4,096 held-out examples, in units of
-// :math:`s^2`.
+// All models train the same way: Adam (:doc:`06_optimisers`), fresh batches of 64 every
+// step, mean squared error. Every 100 steps we measure the error on 4,096 held-out
+// examples, in units of :math:`s^2`.
 
 struct Training {
   std::vector<double> steps, test_error;  // the curve, error / s²
@@ -446,9 +453,9 @@ TEST_CASE("a linear model on all inputs, trained to convergence, "
 }
 
 // %%
-// The averaging model, trained the same way, converges to the same :math:`\tfrac78
-// s^2`, within the same three standard errors: however its read-out is trained, it does
-// no better.
+// The averaging model, trained the same way, converges to the same
+// :math:`\tfrac78 s^2`, within the same three standard errors: however its read-out is
+// trained, it does no better.
 
 TEST_CASE("a model that averages the positions with equal weights and reads out "
           "through an MLP, trained to convergence, stays above half the variance") {
@@ -478,11 +485,11 @@ void draw_flag_figures() {
 }
 
 // %%
-// One learned query is enough. Its score for a token is linear in the token, :math:`a
-// v_t + c f_t`; with :math:`c` large and :math:`a` small, the flagged token outscores
-// the others by :math:`c` and the softmax puts nearly all the weight on it. A weight of
-// 0.9 needs a margin of :math:`\ln(0.9 \cdot 7 / 0.1) \approx 4.1` over the seven
-// others.
+// One learned query is enough. Its score for a token is linear in the token,
+// :math:`a v_t + c f_t`; with :math:`c` large and :math:`a` small, the flagged token
+// outscores the others by :math:`c` and the softmax puts nearly all the weight on it. A
+// weight of 0.9 needs a margin of :math:`\ln(0.9 \cdot 7 / 0.1) \approx 4.1` over the
+// seven others.
 //
 // .. figure:: flag_training
 //
@@ -601,9 +608,9 @@ TEST_CASE("several heads equal the single-head computation run on each slice of 
 
 // %%
 // The layout deserves a warning. torch's default, and ours, is sequence first:
-// ``[length, batch, embed]``. With ``batch_first`` the layer takes ``[batch, length,
-// embed]`` and computes the very same numbers: only the reading of the axes changes, so
-// the results are identical bit for bit.
+// ``[length, batch, embed]``. With ``batch_first`` the layer takes
+// ``[batch, length, embed]`` and computes the very same numbers: only the reading of
+// the axes changes, so the results are identical bit for bit.
 
 TEST_CASE("batch_first on batch-first data gives the same numbers, bit for bit, as the "
           "default layer on the transposed data") {
@@ -731,12 +738,12 @@ void draw_mask_leak(const std::vector<double>& values, const std::vector<double>
 
 // %%
 // Why insist on :math:`-\infty`? A mask of a merely very negative number, say
-// :math:`-20`, looks the same and is not: the forbidden weight is about :math:`e^{-20}
-// \approx 2 \cdot 10^{-9}` times the allowed ones, tiny but not zero, and information
-// from the future leaks through it. We measure the leak (the weight position 0 puts on
-// position 1) for masks from :math:`-5` down; it shrinks like :math:`e^{m}` until
-// :math:`e^{m}` underflows, below about :math:`-745` in double precision, and only then
-// is it exactly zero.
+// :math:`-20`, looks the same and is not: the forbidden weight is about
+// :math:`e^{-20} \approx 2 \cdot 10^{-9}` times the allowed ones, tiny but not zero,
+// and information from the future leaks through it. We measure the leak (the weight
+// position 0 puts on position 1) for masks from :math:`-5` down; it shrinks like
+// :math:`e^{m}` until :math:`e^{m}` underflows, below about :math:`-745` in double
+// precision, and only then is it exactly zero.
 //
 // No loss curve would reveal it. Train the same small causal model twice from the same
 // start on the same data, once with :math:`-\infty` and once with :math:`-20`: the two
