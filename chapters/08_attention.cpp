@@ -1117,5 +1117,13 @@ TEST_CASE("with the sinusoids, training drives the error below 1% of the varianc
   draw_position_figures();
 }
 
+// %%
+// Attention can now weigh every token by every other and, with positions encoded, tell
+// first from last. One layer of it is still a single look. The models that write text
+// stack many, each wrapped with a small network, normalisations and residual
+// connections into a *block*; :doc:`09_transformer` builds that block, shows a task
+// that needs two layers, and :doc:`10_language_model` trains a stack of them on real
+// words.
+
 // %% fold: the end of the file's namespace
 }  // namespace

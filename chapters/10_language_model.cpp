@@ -1,0 +1,842 @@
+// Chapter 10 · A language model of words
+// ======================================
+//
+// Everything the book has built comes together here: a model that reads text one
+// character at a time and predicts the next, trained on real words, which then writes
+// words of its own. The text is Debian's English word list; the characters are the
+// tokens. We first measure what a model must beat: a uniform guess, and a *bigram*
+// model that predicts each character from the one before it, computed exactly from
+// counts. Then a small causal Transformer, chapter 9's blocks stacked on token and
+// position embeddings, learns from the same words, and we check that it beats the
+// bigram model by more than its noise, that it never peeks at later characters, and how
+// it writes: greedily, and by sampling at a temperature.
+
+// %% about: Character-level models of Debian's word list: the uniform and bigram
+// baselines computed exactly; a small causal Transformer trained with AdamW and a
+// warm-up/cosine schedule that beats them; causality through the whole model; and
+// writing words by sampling from it.
+// %% assumes: 5, 6, 7, 8, 9
+// %% budget: 30 s, because it trains the book's largest model, on three seeds
+
+// %% fold: includes, and the names this file uses
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <unistd.h>  // getpid
+
+#include <litgrad/book/chapter.hpp>
+#include <litgrad/book/figures.hpp>
+#include <litgrad/litgrad.hpp>
+
+using namespace litgrad;
+using book::out;
+
+namespace {
+
+constexpr double kU = 0x1p-53;  // the unit roundoff of double precision
+constexpr std::uint64_t kSeeds[] = {1, 2, 3};
+
+// How many elements of two tensors of one shape differ in any bit.
+int differing_bits(const Tensor& a, const Tensor& b) {
+  int differing = 0;
+  for (std::int64_t i = 0; i < a.numel(); ++i)
+    differing += std::memcmp(a.data() + i, b.data() + i, sizeof(double)) != 0;
+  return differing;
+}
+
+// %% 1 · The words, and what a guess costs
+//
+// The words come from ``/usr/share/dict/american-english``, installed by Debian's
+// ``wamerican`` package (the project's install step, ``tools/install-deps``, installs
+// it). We keep the words of 3 to 10 lower-case letters a–z, with no capitals,
+// apostrophes or accents, and set aside 2,000 of them, chosen with a fixed seed, for
+// validation; the model trains on the rest. A word is spelled between two copies of a
+// boundary symbol, written ``.``: *cat* is ``.cat.``. Reading left to right, the model
+// sees ``.``, ``c``, ``a``, ``t`` and must predict ``c``, ``a``, ``t``, ``.``: four
+// predictions for a three-letter word, one per letter and one for the end. There are 27
+// symbols.
+
+// %% fold: reading the word list
+const char* const kWordList = "/usr/share/dict/american-english";
+constexpr std::int64_t kSymbols = 27;    // '.' is 0, 'a' to 'z' are 1 to 26
+constexpr std::int64_t kPositions = 11;  // the boundary and up to 10 letters
+constexpr std::int64_t kValidation = 2000;
+
+struct Words {
+  std::vector<std::string> training, validation;
+};
+
+const Words& words() {
+  static const Words split = [] {
+    std::ifstream file(kWordList);
+    if (!file)
+      throw std::runtime_error(std::string("chapter 10 reads Debian's word list ") +
+                               kWordList +
+                               ", which is missing: install it with `sudo apt-get "
+                               "install wamerican` (or run "
+                               "tools/install-deps build)");
+    const std::regex plain("[a-z]{3,10}");
+    std::vector<std::string> all;
+    for (std::string w; std::getline(file, w);)
+      if (std::regex_match(w, plain)) all.push_back(w);
+    if (all.size() < 10 * kValidation)
+      throw std::runtime_error(std::string(kWordList) + " holds only " +
+                               std::to_string(all.size()) +
+                               " plain words of 3 to 10 letters");
+    Generator gen(0);
+    const Tensor order = randperm(static_cast<std::int64_t>(all.size()), gen);
+    Words s;
+    for (std::int64_t i = 0; i < order.numel(); ++i)
+      (i < kValidation ? s.validation : s.training)
+          .push_back(all[std::llround(order.at({i}))]);
+    return s;
+  }();
+  return split;
+}
+
+std::int64_t symbol(char c) { return c == '.' ? 0 : c - 'a' + 1; }
+char letter(std::int64_t s) { return s == 0 ? '.' : static_cast<char>('a' + s - 1); }
+
+// Inputs [n, 11] (the boundary, then the letters, then boundaries as padding) and
+// targets [n, 11] (the letters, the boundary, then -100, which the loss ignores).
+struct Batch {
+  Tensor inputs, targets;
+};
+
+Batch encode(const std::vector<std::string>& list) {
+  const auto n = static_cast<std::int64_t>(list.size());
+  std::vector<double> inputs(n * kPositions, 0), targets(n * kPositions, -100);
+  for (std::int64_t b = 0; b < n; ++b) {
+    const std::string& w = list[b];
+    for (std::size_t t = 0; t < w.size(); ++t) {
+      inputs[b * kPositions + t + 1] = symbol(w[t]);
+      targets[b * kPositions + t] = symbol(w[t]);
+    }
+    targets[b * kPositions + w.size()] = 0;  // the end of the word
+  }
+  return {tensor(inputs, {n, kPositions}, DType::Int64),
+          tensor(targets, {n, kPositions}, DType::Int64)};
+}
+
+// The number of predictions in a list of words: one per letter, one per word end.
+double predictions(const std::vector<std::string>& list) {
+  double n = 0;
+  for (const auto& w : list) n += static_cast<double>(w.size() + 1);
+  return n;
+}
+
+// %%
+// A model that knows nothing gives every symbol the same score, and so, by chapter 5,
+// costs :math:`\ln 27 \approx 3.30` nats per prediction, whatever the words. The test
+// computes that with ``cross_entropy`` on the validation words, from scores that are
+// all zero, and holds it to :math:`\ln 27` within :math:`N u \ln 27` for the :math:`N`
+// predictions: each prediction's loss is :math:`\ln 27` correctly rounded (a ``log`` of
+// a sum of 27 ones), and their sum makes :math:`N - 1` more roundings, each at most
+// :math:`u` of the partial sum.
+
+TEST_CASE(
+    "equal scores for every symbol cost exactly ln 27 nats per prediction on the "
+    "validation words, to within N·u·ln 27 for N predictions") {
+  const Batch v = encode(words().validation);
+  const Tensor scores = zeros({kValidation * kPositions, kSymbols});
+  CrossEntropyOptions o;
+  const double loss = cross_entropy(scores, v.targets.reshape({-1}), o).item();
+  const double tolerance = predictions(words().validation) * kU * std::log(27.0);
+  out() << words().training.size() << " training words, " << words().validation.size()
+        << " validation words, " << predictions(words().validation)
+        << " validation predictions\n";
+  book::measured("uniform loss", loss, "nats per prediction, against ln 27",
+                 book::within(tolerance, std::log(27.0)));
+  CHECK(std::fabs(loss - std::log(27.0)) <= tolerance);
+}
+
+// %%
+// The bigram model predicts each symbol from the one before it, with the probabilities
+// counted in the training words: :math:`p(b \mid a) = (N_{ab} + 1) / (N_a + 27)`, where
+// :math:`N_{ab}` counts how often :math:`b` follows :math:`a` and :math:`N_a` how often
+// :math:`a` is followed by anything. The :math:`+1` (Laplace's add-one smoothing) is
+// there for the pairs the training words never contain: counted without it, such a pair
+// gets probability 0, and a word containing it an infinite loss. The training words
+// leave many of the 729 pairs unseen (the test counts them and names one); with the
+// smoothing, every one of the 729 probabilities is positive. In this split none of the
+// unseen pairs happens to occur in the validation words, which the test counts as well;
+// the bigram's validation loss is finite, and below the uniform guess's.
+
+struct Bigram {
+  std::vector<double> log_p;  // [27 * 27]: log p(b | a) at a * 27 + b, smoothed
+  std::vector<double> count;  // [27 * 27]: N_ab
+};
+
+const Bigram& bigram() {
+  static const Bigram model = [] {
+    Bigram m;
+    m.count.assign(kSymbols * kSymbols, 0);
+    for (const auto& w : words().training) {
+      const std::string spelled = "." + w + ".";
+      for (std::size_t i = 0; i + 1 < spelled.size(); ++i)
+        m.count[symbol(spelled[i]) * kSymbols + symbol(spelled[i + 1])] += 1;
+    }
+    m.log_p.resize(kSymbols * kSymbols);
+    for (std::int64_t a = 0; a < kSymbols; ++a) {
+      double total = 0;
+      for (std::int64_t b = 0; b < kSymbols; ++b) total += m.count[a * kSymbols + b];
+      for (std::int64_t b = 0; b < kSymbols; ++b)
+        m.log_p[a * kSymbols + b] =
+            std::log((m.count[a * kSymbols + b] + 1) / (total + kSymbols));
+    }
+    return m;
+  }();
+  return model;
+}
+
+// Each word's total loss under the bigram model, in nats.
+std::vector<double> bigram_word_losses(const std::vector<std::string>& list) {
+  std::vector<double> losses;
+  for (const auto& w : list) {
+    const std::string spelled = "." + w + ".";
+    double loss = 0;
+    for (std::size_t i = 0; i + 1 < spelled.size(); ++i)
+      loss -= bigram().log_p[symbol(spelled[i]) * kSymbols + symbol(spelled[i + 1])];
+    losses.push_back(loss);
+  }
+  return losses;
+}
+
+double per_prediction(const std::vector<double>& word_losses,
+                      const std::vector<std::string>& list) {
+  double total = 0;
+  for (double l : word_losses) total += l;
+  return total / predictions(list);
+}
+
+TEST_CASE(
+    "some pairs never occur in the training words, so without smoothing they get "
+    "probability 0 and infinite loss; with add-one smoothing every pair's probability "
+    "is positive, and the validation loss is below ln 27") {
+  const auto& count = bigram().count;
+  std::vector<double> followed(kSymbols, 0);  // N_a
+  for (std::int64_t k = 0; k < kSymbols * kSymbols; ++k)
+    followed[k / kSymbols] += count[k];
+  int never = 0, positive = 0;
+  double unsmoothed_loss = 0;  // -log(N_ab / N_a) of the first pair never seen
+  for (std::int64_t k = 0; k < kSymbols * kSymbols; ++k) {
+    positive += std::exp(bigram().log_p[k]) > 0;
+    if (count[k] > 0) continue;
+    if (never++ == 0) {
+      unsmoothed_loss = -std::log(count[k] / followed[k / kSymbols]);
+      out() << "for example \"" << letter(k / kSymbols) << letter(k % kSymbols)
+            << "\" never occurs\n";
+    }
+  }
+  int unseen_in_validation = 0;
+  for (const auto& w : words().validation) {
+    const std::string spelled = "." + w + ".";
+    for (std::size_t i = 0; i + 1 < spelled.size(); ++i)
+      unseen_in_validation +=
+          count[symbol(spelled[i]) * kSymbols + symbol(spelled[i + 1])] == 0;
+  }
+  const double smoothed =
+      per_prediction(bigram_word_losses(words().validation), words().validation);
+  out() << "bigram validation loss: " << smoothed << " nats per prediction\n";
+  book::measured("pairs never seen", never, "of the 729, in the training words",
+                 book::above(0));
+  book::measured("positive probabilities", positive, "of the 729, smoothed",
+                 book::exactly(729));
+  book::measured("unseen pairs in validation", unseen_in_validation,
+                 "occurrences in the validation words", book::exactly(0));
+  book::measured("bigram loss", smoothed, "nats per validation prediction",
+                 book::below(std::log(27.0)));
+  CHECK(never > 0);
+  CHECK(std::isinf(unsmoothed_loss));
+  CHECK(positive == 729);
+  CHECK(unseen_in_validation == 0);
+  CHECK(smoothed < std::log(27.0));
+}
+
+// %% 2 · A small Transformer
+//
+// The model is chapter 9's block, stacked. Each position's vector is the sum of a token
+// embedding (chapter 7) and a position embedding, both learned, of width 32. Two
+// :cpp:class:`litgrad::nn::TransformerEncoderLayer` blocks follow, pre-norm, with 4
+// heads, a GELU feed-forward part of width 128 and the causal mask, so that position
+// :math:`t` sees the symbols up to :math:`t` only; a last layer norm and a linear
+// read-out turn each position's vector into 27 scores for the next symbol. The loss is
+// the cross-entropy of the next symbol at every position a word has, ignoring the
+// padding after it.
+
+constexpr std::int64_t kWidth = 32, kHeads = 4, kLayers = 2;
+
+// Symbols [N, 11] → scores for the next symbol [N, 11, 27].
+struct LanguageModel : nn::Module {
+  nn::Embedding token, position;
+  nn::ModuleList blocks;
+  nn::LayerNorm norm;
+  nn::Linear readout;
+  explicit LanguageModel(Generator& gen)
+      : Module("LanguageModel"),
+        token(kSymbols, kWidth, std::nullopt, gen),
+        position(kPositions, kWidth, std::nullopt, gen),
+        norm({kWidth}),
+        readout(kWidth, kSymbols, true, gen) {
+    nn::TransformerEncoderLayerOptions o;
+    o.dim_feedforward = 4 * kWidth, o.dropout = 0, o.activation = "gelu";
+    o.batch_first = true, o.norm_first = true;
+    register_module("token", token), register_module("position", position);
+    for (std::int64_t l = 0; l < kLayers; ++l)
+      blocks.push_back(nn::TransformerEncoderLayer(kWidth, kHeads, o, gen));
+    register_module("blocks", blocks);
+    register_module("norm", norm), register_module("readout", readout);
+  }
+  // With `last_weights`, also the last block's attention per head [N, 4, 11, 11].
+  Tensor forward(const Tensor& inputs, Tensor* last_weights = nullptr) const {
+    Tensor x = token(inputs) + position(arange(inputs.size(1)).to(DType::Int64));
+    const Tensor mask = generate_square_subsequent_mask(inputs.size(1));
+    for (std::size_t l = 0; l < blocks.size(); ++l) {
+      const auto& block = blocks.at<nn::TransformerEncoderLayer>(l);
+      if (last_weights && l + 1 == blocks.size()) {
+        const Tensor n = block.norm1(x);
+        *last_weights = block.self_attn(n, n, n, Tensor(), true, mask, false).weights;
+      }
+      x = block(x, mask);
+    }
+    return readout(norm(x));
+  }
+  Tensor operator()(const Tensor& inputs, Tensor* last_weights = nullptr) const {
+    return forward(inputs, last_weights);
+  }
+};
+
+// Each word's total loss under the model, in nats.
+std::vector<double> model_word_losses(const LanguageModel& model,
+                                      const std::vector<std::string>& list) {
+  NoGradGuard no_grad;
+  const Batch b = encode(list);
+  const auto n = static_cast<std::int64_t>(list.size());
+  const Tensor losses =
+      cross_entropy(model(b.inputs).reshape({n * kPositions, kSymbols}),
+                    b.targets.reshape({-1}), Reduction::None);
+  const Tensor per_word = sum(losses.reshape({n, kPositions}), {1});
+  std::vector<double> out(n);
+  for (std::int64_t i = 0; i < n; ++i) out[i] = per_word.at({i});
+  return out;
+}
+
+// %%
+// Training: ``optim::AdamW`` (chapter 6) at a peak rate of 0.003 with its default decay
+// of 0.01, batches of 32 words drawn at random from the training words, for 800 steps.
+// The rate rises linearly over the first 100 steps (a *warm-up*: Adam's running
+// averages are still unreliable then, and large early steps can throw the model
+// somewhere it struggles to leave) and then falls along a cosine to 0 (chapter 6's
+// annealing). Every 100 steps we record the mean training loss since the last record
+// and the validation loss on 500 of the validation words.
+//
+// This is the book's largest training run, a model of some 27,000 parameters trained
+// for each of three seeds. The chapter therefore takes longer than the others, up to 30
+// s on one core. Since every claim runs as its own process, the first process to train
+// a seed saves the model with ``nn::save`` (written to a file beside the chapter's
+// program, named by a hash of the program itself, so that a rebuilt chapter trains
+// afresh) and the others load it, bit for bit the same.
+
+constexpr int kSteps = 800, kBatch = 32, kWarmup = 100, kEvery = 100;
+constexpr double kRate = 3e-3;
+
+struct Curve {
+  std::vector<double> steps, training, validation;
+};
+
+// %% fold: training, and keeping the trained models beside the program
+Curve train(LanguageModel& model, std::uint64_t seed) {
+  Generator gen(1000 +
+                seed);  // the batches; the model's start came from Generator(seed)
+  optim::AdamW adam(model.parameters(), {kRate});
+  optim::lr_scheduler::LambdaLR schedule(
+      adam, optim::lr_scheduler::cosine_with_warmup(kWarmup, kSteps));
+  const std::vector<std::string> some_validation(words().validation.begin(),
+                                                 words().validation.begin() + 500);
+  const auto& training = words().training;
+  Curve curve;
+  double since = 0;
+  for (int step = 1; step <= kSteps; ++step) {
+    std::vector<std::string> batch;
+    for (int i = 0; i < kBatch; ++i)
+      batch.push_back(
+          training[gen.randint(0, static_cast<std::int64_t>(training.size()))]);
+    const Batch b = encode(batch);
+    adam.zero_grad();
+    Tensor loss =
+        cross_entropy(model(b.inputs).reshape({kBatch * kPositions, kSymbols}),
+                      b.targets.reshape({-1}));
+    since += loss.item() / kEvery;
+    loss.backward();
+    adam.step();
+    schedule.step();
+    if (step % kEvery == 0) {
+      curve.steps.push_back(step), curve.training.push_back(since), since = 0;
+      curve.validation.push_back(
+          per_prediction(model_word_losses(model, some_validation), some_validation));
+    }
+  }
+  return curve;
+}
+
+// The program's own bytes, hashed (FNV-1a), so that a rebuilt chapter trains afresh.
+std::string program_key() {
+  std::ifstream self("/proc/self/exe", std::ios::binary);
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c; self.get(c);) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+// Beside the program: <program>.trained-<key>-seed<N>.<what>. Files an earlier build of
+// the program left (another key) are removed the first time this is called.
+std::string cache_path(std::uint64_t seed, const std::string& what) {
+  static const std::string base = [] {
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe");
+    const std::string stem = exe.filename().string() + ".trained-";
+    const std::string mine = stem + program_key();
+    std::error_code ignored;  // another process may be removing the same files
+    for (const auto& f :
+         std::filesystem::directory_iterator(exe.parent_path(), ignored)) {
+      const std::string name = f.path().filename().string();
+      if (name.rfind(stem, 0) == 0 && name.rfind(mine, 0) != 0)
+        std::filesystem::remove(f.path(), ignored);
+    }
+    return (exe.parent_path() / mine).string();
+  }();
+  return base + "-seed" + std::to_string(seed) + "." + what;
+}
+
+void write_curve(const Curve& c, const std::string& path) {
+  const std::string partial = path + ".partial-" + std::to_string(getpid());
+  {
+    std::ofstream f(partial);
+    for (std::size_t i = 0; i < c.steps.size(); ++i) {
+      char line[128];
+      std::snprintf(line, sizeof line, "%a %a %a\n", c.steps[i], c.training[i],
+                    c.validation[i]);
+      f << line;
+    }
+  }
+  std::rename(partial.c_str(), path.c_str());  // atomic: readers see all or nothing
+}
+
+bool read_curve(Curve& c, const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return false;
+  for (std::string a, b, d; f >> a >> b >> d;) {
+    c.steps.push_back(std::strtod(a.c_str(), nullptr));
+    c.training.push_back(std::strtod(b.c_str(), nullptr));
+    c.validation.push_back(std::strtod(d.c_str(), nullptr));
+  }
+  return c.steps.size() == kSteps / kEvery;
+}
+
+struct Trained {
+  std::unique_ptr<LanguageModel> model;
+  Curve curve;
+};
+
+// The model trained with `seed`: loaded if an earlier process of this program saved it.
+const Trained& trained(std::uint64_t seed) {
+  static std::map<std::uint64_t, Trained> cache;
+  auto found = cache.find(seed);
+  if (found != cache.end()) return found->second;
+  Generator gen(seed);
+  Trained t{std::make_unique<LanguageModel>(gen), {}};
+  const std::string state = cache_path(seed, "state"),
+                    curve = cache_path(seed, "curve");
+  bool loaded = false;
+  if (read_curve(t.curve, curve)) {
+    try {
+      nn::load(*t.model, state);
+      loaded = true;
+    } catch (const ValueError&) {
+      t.curve = Curve();
+    }
+  }
+  if (!loaded) {
+    t.curve = train(*t.model, seed);
+    nn::save(*t.model, state);
+    write_curve(t.curve, curve);  // after the state, so a curve means a complete state
+  }
+  return cache.emplace(seed, std::move(t)).first->second;
+}
+
+// %%
+// Is the model better than the bigram, or only lucky on these validation words? Both
+// are measured on the same 2,000 words, so compare them word by word: the difference of
+// the two models' total losses on a word, :math:`d_w`, has a mean and a standard
+// deviation over words, and the per-prediction difference is
+// :math:`\sum_w d_w / \sum_w n_w`, with :math:`n_w` the word's predictions. Its
+// standard error is that of a ratio of means, :math:`\mathrm{sd}(d_w - \bar r\, n_w) /
+// (\bar n \sqrt{W})` for :math:`W` words, mean :math:`\bar n` and the ratio
+// :math:`\bar r`. We claim the model's validation loss below the bigram's by more than
+// 4 such standard errors, for three seeds.
+//
+// .. figure:: training_curves
+//
+//    The training loss (mean over each 100 steps) and the validation loss (500
+//    validation words) of the first seed, with the uniform and bigram levels as lines.
+
+TEST_CASE(
+    "the trained Transformer's validation loss is below the bigram's by more than 4 "
+    "standard errors, for three seeds") {
+  const auto& validation = words().validation;
+  const auto bigram_losses = bigram_word_losses(validation);
+  const double bigram_loss = per_prediction(bigram_losses, validation);
+  double fewest = 1e300;  // the smallest lead, in standard errors
+  for (auto seed : kSeeds) {
+    const auto losses = model_word_losses(*trained(seed).model, validation);
+    const double loss = per_prediction(losses, validation);
+    const double ratio = bigram_loss - loss;  // the lead per prediction
+    const double words_n = static_cast<double>(validation.size());
+    const double mean_n = predictions(validation) / words_n;
+    double square = 0;
+    for (std::size_t w = 0; w < validation.size(); ++w) {
+      const double r =
+          (bigram_losses[w] - losses[w]) - ratio * (validation[w].size() + 1);
+      square += r * r / (words_n - 1);
+    }
+    const double se = std::sqrt(square) / (mean_n * std::sqrt(words_n));
+    out() << "seed " << seed << ": validation loss " << loss << " nats per prediction "
+          << "(bigram " << bigram_loss << "), lead " << ratio / se
+          << " standard errors\n";
+    fewest = std::min(fewest, ratio / se);
+  }
+  const Curve& c = trained(kSeeds[0]).curve;
+  const double last = c.steps.back();
+  book::figure(
+      "training_curves",
+      book::line_plot(
+          "step", "nats per prediction",
+          {book::series("uniform, ln 27", {0, last}, {std::log(27.0), std::log(27.0)})
+               .set("style", "k:"),
+           book::series("bigram", {0, last}, {bigram_loss, bigram_loss})
+               .set("style", "k--"),
+           book::series("training", c.steps, c.training),
+           book::series("validation", c.steps, c.validation)}));
+  book::measured("smallest lead", fewest, "over the bigram, in standard errors",
+                 book::above(4));
+  CHECK(fewest > 4);
+}
+
+// %%
+// The causal mask makes the whole model causal, not just each attention layer: the
+// embeddings, the norms, the feed-forward parts and the read-out all act on each
+// position alone, and chapter 9 showed that a block's output at a position depends on
+// nothing later. So the scores at position :math:`t` must not change in any bit when a
+// later symbol changes, and their gradient with respect to the later symbols'
+// embeddings must be exactly zero. This holds for any weights; the test uses a fresh
+// model and changes every symbol after position 4 of a word.
+
+TEST_CASE(
+    "the scores at each position do not change in any bit when later symbols change, "
+    "and their gradient with respect to the later positions is exactly zero") {
+  Generator gen(7);
+  const LanguageModel model(gen);
+  const Batch word = encode({"language"}), other = encode({"langxyzqj"});
+  const Tensor early = slice(model(word.inputs), 1, 0, 5);
+  const Tensor early_other = slice(model(other.inputs), 1, 0, 5);
+  const int differing = differing_bits(early, early_other);
+  // The gradient of the early scores with respect to every position's input vector.
+  Tensor x =
+      (model.token(word.inputs) + model.position(arange(kPositions).to(DType::Int64)))
+          .detach()
+          .requires_grad_();
+  Tensor h = x;
+  const Tensor mask = generate_square_subsequent_mask(kPositions);
+  for (std::size_t l = 0; l < model.blocks.size(); ++l)
+    h = model.blocks.at<nn::TransformerEncoderLayer>(l)(h, mask);
+  sum(slice(model.readout(model.norm(h)), 1, 0, 5) * randn({1, 5, kSymbols}, gen))
+      .backward();
+  int nonzero = 0;
+  for (std::int64_t t = 5; t < kPositions; ++t)
+    for (std::int64_t i = 0; i < kWidth; ++i) nonzero += x.grad().at({0, t, i}) != 0.0;
+  book::measured("differing scores", differing, "at positions 0 to 4",
+                 book::exactly(0));
+  book::measured("nonzero gradients", nonzero,
+                 "of positions 0 to 4's scores, at positions 5 to 10",
+                 book::exactly(0));
+  CHECK(differing == 0);
+  CHECK(nonzero == 0);
+}
+
+// %% 3 · Writing
+//
+// To write, start from the boundary symbol, ask the model for its scores for the next
+// symbol, choose one, append it, and repeat until the model chooses the boundary (or
+// the word reaches 10 letters, the longest the model has seen). How to choose?
+// *Sampling at temperature* :math:`T` draws the next symbol from
+// :math:`\operatorname{softmax}(z / T)` for scores :math:`z`, with ``multinomial`` and
+// a ``Generator``. At :math:`T = 1` that is the model's own distribution. As
+// :math:`T \to 0` it becomes the *greedy* choice, the symbol with the highest score: a
+// symbol whose score is :math:`g` below the best gets probability at most
+// :math:`e^{-g/T}`, which for :math:`g/T` above about 745 is exactly 0 in double
+// precision (below half the smallest positive double, as chapter 8's third exercise
+// found), and even well short of that is far too small for a draw to hit.
+//
+// The test writes one word from each of the 26 possible first letters, greedily
+// (``argmax``) and by sampling at :math:`T = 10^{-6}`, and claims the two identical,
+// letter for letter; it prints the smallest gap :math:`g` between the best and the
+// second-best score it met, from which the bound above follows.
+
+// Words continued from `prefixes` (each starting after the boundary), all at once: at
+// each step the scores at each word's last position choose its next symbol, greedily
+// when `temperature` is 0 and by sampling otherwise. `smallest_gap`, if given, gets the
+// smallest gap between the best and second-best scores of any choice.
+std::vector<std::string> write(const LanguageModel& model,
+                               std::vector<std::string> prefixes, double temperature,
+                               Generator& gen, double* smallest_gap = nullptr) {
+  NoGradGuard no_grad;
+  const auto n = static_cast<std::int64_t>(prefixes.size());
+  std::vector<bool> done(n, false);
+  for (std::int64_t length = 0; length < kPositions - 1; ++length) {
+    // Causal: the scores after `length` symbols need only the first length + 1 inputs.
+    const std::int64_t seen = length + 1;
+    std::vector<double> inputs(n * seen, 0);
+    bool any = false;
+    for (std::int64_t b = 0; b < n; ++b) {
+      any |= !done[b] && static_cast<std::int64_t>(prefixes[b].size()) == length;
+      for (std::int64_t t = 0; t < std::min<std::int64_t>(prefixes[b].size(), length);
+           ++t)
+        inputs[b * seen + t + 1] = symbol(prefixes[b][t]);
+    }
+    if (!any) continue;  // every word still growing is longer than `length`
+    const Tensor scores = select(model(tensor(inputs, {n, seen}, DType::Int64)), 1,
+                                 length);  // [n, 27]: the next symbol after `length`
+    const Tensor chosen =
+        temperature == 0
+            ? argmax(scores, 1)
+            : multinomial(softmax(scores / temperature, 1), 1, false, gen).reshape({n});
+    for (std::int64_t b = 0; b < n; ++b) {
+      if (done[b] || static_cast<std::int64_t>(prefixes[b].size()) != length) continue;
+      if (smallest_gap) {
+        std::vector<double> row = select(scores, 0, b).to_vector();
+        std::sort(row.rbegin(), row.rend());
+        *smallest_gap = std::min(*smallest_gap, row[0] - row[1]);
+      }
+      const std::int64_t next = std::llround(chosen.at({b}));
+      if (next == 0)
+        done[b] = true;
+      else
+        prefixes[b] += letter(next);
+    }
+  }
+  return prefixes;
+}
+
+TEST_CASE(
+    "at temperature 1e-6, sampling writes exactly the greedy word from each of the 26 "
+    "first letters") {
+  const LanguageModel& model = *trained(kSeeds[0]).model;
+  std::vector<std::string> firsts;
+  for (char c = 'a'; c <= 'z'; ++c) firsts.push_back(std::string(1, c));
+  Generator gen(11);
+  double gap = INFINITY;
+  const auto greedy = write(model, firsts, 0, gen, &gap);
+  const auto cold = write(model, firsts, 1e-6, gen);
+  int differing = 0;
+  for (std::size_t i = 0; i < firsts.size(); ++i) differing += greedy[i] != cold[i];
+  out() << "greedy words:";
+  for (const auto& w : greedy) out() << " " << w;
+  out() << "\nsmallest gap between the best two scores: " << gap
+        << " (g/T = " << gap / 1e-6 << ")\n";
+  book::measured("differing words", differing,
+                 "of 26, sampled at T = 1e-6 against greedy", book::exactly(0));
+  CHECK(differing == 0);
+}
+
+// %%
+// Greedy writing is dull: from each first letter it always writes the same word, and
+// often the same few endings. At :math:`T = 1` the model writes invented words, in
+// proportions that mimic the dictionary's. How closely? One property a model of
+// spelling must get right is the length of words. The bigram model can only end a word
+// when the previous letter suggests an end, whatever has come before; the Transformer
+// sees the whole word so far and its position, so it can learn how long words are.
+//
+// The test samples 2,000 words from the model at :math:`T = 1` and 2,000 from the
+// bigram, and compares each one's distribution of lengths (0 to 10 letters) with the
+// dictionary's, counted on all its words, by the total variation distance
+// :math:`\tfrac12 \sum_k |p_k - q_k|`. Each distance is measured from samples and so is
+// noisy: a histogram bin :math:`\hat p_k` estimated from :math:`N` words is off by
+// :math:`\sqrt{p_k(1 - p_k)/N}` on average or less, so a distance between a sampled
+// histogram and the dictionary's is off by at most :math:`\nu = \tfrac12 \sum_k
+// \big(\sqrt{p_k(1-p_k)/N} + \sqrt{q_k(1-q_k)/M}\big)` in expectation, with :math:`M`
+// the dictionary's words. We claim the model's distance below the bigram's by more than
+// 4 times the sum of their two :math:`\nu`, for three seeds.
+//
+// .. figure:: word_lengths
+//
+//    The lengths of the dictionary's words, of 2,000 words written by the model (first
+//    seed) and of 2,000 written by the bigram model. Both writers stop at 10 letters,
+//    so the last bar holds every word that would have run longer: the bigram's many.
+
+// %% fold: the bigram's writing, and the length histograms
+std::vector<std::string> bigram_write(std::int64_t n, Generator& gen) {
+  std::vector<double> p(kSymbols * kSymbols);
+  for (std::int64_t k = 0; k < kSymbols * kSymbols; ++k)
+    p[k] = std::exp(bigram().log_p[k]);
+  const Tensor table = tensor(p, {kSymbols, kSymbols});
+  std::vector<std::string> out;
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::string w;
+    std::int64_t previous = 0;
+    while (static_cast<std::int64_t>(w.size()) < kPositions - 1) {
+      previous =
+          std::llround(multinomial(select(table, 0, previous), 1, false, gen).at({0}));
+      if (previous == 0) break;
+      w += letter(previous);
+    }
+    out.push_back(w);
+  }
+  return out;
+}
+
+std::vector<double> length_histogram(const std::vector<std::string>& list) {
+  std::vector<double> h(kPositions, 0);
+  for (const auto& w : list) h[w.size()] += 1.0 / list.size();
+  return h;
+}
+
+double total_variation(const std::vector<double>& p, const std::vector<double>& q) {
+  double d = 0;
+  for (std::size_t k = 0; k < p.size(); ++k) d += std::fabs(p[k] - q[k]) / 2;
+  return d;
+}
+
+// The expected error bound ν of a total variation between histograms of n and m words.
+double distance_noise(const std::vector<double>& p, double n,
+                      const std::vector<double>& q, double m) {
+  double nu = 0;
+  for (std::size_t k = 0; k < p.size(); ++k)
+    nu += (std::sqrt(p[k] * (1 - p[k]) / n) + std::sqrt(q[k] * (1 - q[k]) / m)) / 2;
+  return nu;
+}
+
+// %%
+// The test prints twenty of the words the first seed's model wrote at :math:`T = 1`,
+// and twenty of the bigram's, beside the distances.
+
+TEST_CASE(
+    "the lengths of words the model writes at temperature 1 are closer to the "
+    "dictionary's than the bigram's are, by more than 4 times the distances' noise, "
+    "for "
+    "three seeds") {
+  std::vector<std::string> all = words().training;
+  all.insert(all.end(), words().validation.begin(), words().validation.end());
+  const auto dictionary = length_histogram(all);
+  const double n = 2000, m = static_cast<double>(all.size());
+  double fewest = 1e300;  // the smallest margin, in units of the summed noise
+  for (auto seed : kSeeds) {
+    Generator gen(100 + seed);
+    const auto written =
+        write(*trained(seed).model, std::vector<std::string>(2000, ""), 1.0, gen);
+    const auto bigram_words = bigram_write(2000, gen);
+    const auto model_lengths = length_histogram(written),
+               bigram_lengths = length_histogram(bigram_words);
+    const double model_distance = total_variation(model_lengths, dictionary),
+                 bigram_distance = total_variation(bigram_lengths, dictionary);
+    const double noise = distance_noise(model_lengths, n, dictionary, m) +
+                         distance_noise(bigram_lengths, n, dictionary, m);
+    out() << "seed " << seed << ": length distance, model " << model_distance
+          << ", bigram " << bigram_distance << " (noise " << noise << ")\n";
+    fewest = std::min(fewest, (bigram_distance - model_distance) / noise);
+    if (seed != kSeeds[0]) continue;
+    out() << "twenty words the model wrote:";
+    for (int i = 0; i < 20; ++i) out() << " " << written[i];
+    out() << "\ntwenty the bigram wrote:";
+    for (int i = 0; i < 20; ++i) out() << " " << bigram_words[i];
+    out() << "\n";
+    std::vector<double> at(kPositions);
+    for (std::int64_t k = 0; k < kPositions; ++k) at[k] = k;
+    book::figure("word_lengths",
+                 book::bar_plot("letters", "share of words", book::numbered(kPositions),
+                                {book::series("dictionary", at, dictionary),
+                                 book::series("Transformer", at, model_lengths),
+                                 book::series("bigram", at, bigram_lengths)}));
+  }
+  book::measured("smallest margin", fewest,
+                 "the bigram's distance minus the model's, in units of their noise",
+                 book::above(4));
+  CHECK(fewest > 4);
+}
+
+// %%
+// Where does the model look as it spells? The figure shows the last block's attention,
+// for each of its four heads, while it reads one validation word.
+//
+// .. figure:: word_attention
+//
+//    The last block's attention weights for each head on the first validation word,
+//    read left to right: row :math:`t` is the position predicting symbol :math:`t + 1`,
+//    and the causal mask leaves everything above the diagonal at 0.
+
+// %% fold: drawing the last block's attention on one word
+void draw_word_attention(const LanguageModel& model, const std::string& w) {
+  NoGradGuard no_grad;
+  Tensor weights;
+  model(encode({w}).inputs, &weights);  // [1, 4, 11, 11]
+  const auto n = static_cast<std::int64_t>(w.size()) + 1;
+  std::vector<std::string> labels = {"."};
+  for (char c : w) labels.push_back(std::string(1, c));
+  std::vector<book::Json> heads;
+  for (std::int64_t h = 0; h < kHeads; ++h)
+    heads.push_back(
+        book::heatmap(
+            slice(slice(select(select(weights, 0, 0), 0, h), 0, 0, n), 1, 0, n), labels,
+            labels, "attends to", "reading")
+            .set("title", "head " + std::to_string(h)));
+  book::figure("word_attention", book::side_by_side(heads));
+}
+
+// %%
+// The test draws it, and checks the one thing the figure promises beyond the pictures:
+// every weight above the diagonal is exactly 0, and every row sums to 1 within
+// :math:`11u`.
+
+TEST_CASE(
+    "in the last block's attention on a word, every weight on a later position is "
+    "exactly 0 and every row sums to 1 within 11u") {
+  const LanguageModel& model = *trained(kSeeds[0]).model;
+  const std::string w = words().validation[0];
+  draw_word_attention(model, w);
+  NoGradGuard no_grad;
+  Tensor weights;
+  model(encode({w}).inputs, &weights);
+  int nonzero_later = 0;
+  double worst_row = 0;
+  for (std::int64_t h = 0; h < kHeads; ++h)
+    for (std::int64_t i = 0; i < kPositions; ++i) {
+      double row = 0;
+      for (std::int64_t j = 0; j < kPositions; ++j) {
+        row += weights.at({0, h, i, j});
+        if (j > i) nonzero_later += weights.at({0, h, i, j}) != 0.0;
+      }
+      worst_row = std::max(worst_row, std::fabs(row - 1));
+    }
+  out() << "the word: " << w << "\n";
+  book::measured("nonzero later weights", nonzero_later, "above the diagonal, 4 heads",
+                 book::exactly(0));
+  book::measured("largest |row sum - 1|", worst_row, "over 44 rows",
+                 book::at_most(11 * kU));
+  CHECK(nonzero_later == 0);
+  CHECK(worst_row <= 11 * kU);
+}
+
+// %% fold: the end of the file's namespace
+}  // namespace
