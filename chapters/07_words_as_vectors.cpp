@@ -187,9 +187,11 @@ TEST_CASE(
 // it equals :math:`q`. Chapter 8 leans on exactly this when it lets each word score
 // every word of a sentence (see :doc:`08_attention`). The test draws tables of 500
 // random vectors of length 1 in 16 dimensions and asks, for every row, which row has
-// the largest dot product with it. Rounding cannot spoil the answer: the dots are
-// computed to within :math:`16u` of their values, far less than the gap between 1 and
-// the largest dot of two distinct random directions (the test prints that gap).
+// the largest dot product with it. Rounding cannot spoil the answer: a dot of two unit
+// vectors in 16 dimensions is a sum of 16 products whose magnitudes add up to at most
+// 1, so it is computed to within about :math:`16u` (a few more :math:`u` for scaling
+// the rows), far less than the gap between 1 and the largest dot of two distinct random
+// directions. The test prints that gap and checks that it exceeds 16 times :math:`16u`.
 
 // Rows of `x` [n, D] scaled to length 1.
 Tensor unit_rows(const Tensor& x) { return x / norm(x, 2, {1}, true); }
@@ -396,8 +398,10 @@ Pairs pairs_of(const std::vector<Sentence>& sentences) {
 // directions that only move those already tiny probabilities. Weight decay settles it.
 // For a fixed output layer, the cross-entropy is a convex function of a word's vector,
 // and :math:`|x|^2` a strictly convex one; if two interchangeable words had different
-// vectors, giving both their average would lose no loss and save some decay, so at the
-// best point of loss plus decay they share one vector. We therefore train with
+// vectors, giving both their average would lose no loss and save some decay, so if the
+// corpus gave two words exactly the same company, at the best point of loss plus decay
+// they would share one vector. A sampled corpus gives groupmates nearly the same
+// company, and so, we expect, nearly the same vectors. We therefore train with
 // ``optim::AdamW`` (chapter 6), whose decay acts in the same spirit, and the last claim
 // of this section trains without it to see the difference.
 //
@@ -710,7 +714,9 @@ TEST_CASE(
 // :math:`\sum_i w_i x_i` with weights :math:`w = \operatorname{softmax}(s)` for scores
 // :math:`s`: equal scores give :math:`e^{s}/(n e^{s}) = 1/n` for every word, and the
 // weighted sum is the average again. With :math:`n = 3` this computes
-// :math:`\operatorname{fl}(1/3)` (one rounding), three products (one each) and a sum
+// :math:`\operatorname{fl}(1/3)` (one rounding: litgrad's softmax subtracts the largest
+// score first, as chapter 5 showed, so every shifted score is exactly 0, each
+// exponential exactly 1 and their sum exactly 3), three products (one each) and a sum
 // (two), so each of its terms carries at most four roundings and the result is within
 // :math:`\tfrac43 u \sum_i |x_i|` of the true mean, to first order; ``mean`` is within
 // :math:`u \sum_i |x_i|` of it, as section 3 found, or :math:`\tfrac43 u \sum_i |x_i|`

@@ -9,8 +9,8 @@
 // part's output to its input instead of replacing it. This chapter takes the block
 // apart. It measures what layer normalisation really does to a token (not quite what
 // its name says), shows with a 32-layer stack why the residual connections are there,
-// proves three exact facts about which positions can influence which, and then shows a
-// task that one attention layer provably cannot learn and two layers learn almost
+// proves three facts about which positions can influence which, and then shows a task
+// whose general rule one attention layer cannot express and two layers learn almost
 // perfectly. It ends by checking that litgrad's
 // :cpp:class:`litgrad::nn::TransformerEncoderLayer` is the block the chapter built by
 // hand.
@@ -79,8 +79,10 @@ double largest_gap(const Tensor& a, const Tensor& b) { return max(abs(a - b)).it
 // from zero but with a small spread loses digits when its mean is subtracted. Summing
 // the outputs to check their mean costs another :math:`D u \max_i |y_i|`. The test
 // holds the output's mean within :math:`2 D u (\max_i|y_i| + \max_i|x_i| /
-// \sqrt{\sigma^2 + \epsilon})` of 0, and its variance within :math:`4 D u` relative of
-// the formula, for tokens of 64 features centred at 3 with :math:`\sigma` from
+// \sqrt{\sigma^2 + \epsilon})` of 0, and its variance, a mean of :math:`D` squares of
+// outputs that each carry a few roundings of their own, within :math:`4 D u` relative
+// of the formula (:math:`D u` for the sum, and room for the outputs' own errors,
+// squared), for tokens of 64 features centred at 3 with :math:`\sigma` from
 // :math:`10^{-4}` to :math:`10^{3}`.
 
 constexpr double kEps = 1e-5;
@@ -140,31 +142,40 @@ TEST_CASE(
 //
 // for every feature. Loud tokens are left unchanged to within
 // :math:`\epsilon/\sigma^2`; quiet ones are not. The test scales tokens of several
-// spreads by :math:`c` from :math:`\frac14` to 64 and compares each feature's ratio
-// with the formula to :math:`16 D u`, relative.
+// spreads by :math:`c` = 0.3, 3 and 50 (not powers of two, whose products would be
+// exact) and compares each feature of :math:`y(cx)` with the ratio times the same
+// feature of :math:`y(x)`. Each normalised feature is computed to within the tolerance
+// of the first claim, :math:`2 D u (\max_i|y_i| + \max_i|x_i| / \sqrt{\sigma^2 +
+// \epsilon})`, and scaling :math:`x` by :math:`c` adds one rounding to each input; the
+// test allows twice that tolerance, for :math:`y(cx)`'s error and the ratio's times
+// :math:`y(x)`'s.
 
 TEST_CASE(
-    "scaling a token by c > 0 scales its normalised features by exactly the ratio "
-    "√((σ² + ε)/(σ² + ε/c²)), to within 16Du relative") {
+    "scaling a token by c > 0 scales its normalised features by the ratio "
+    "√((σ² + ε)/(σ² + ε/c²)), to within twice layer norm's own rounding") {
   Generator gen(2);
   double worst = 0, largest_change = 0;
   for (double spread : {1e-3, 1e-2, 1.0}) {
     const Tensor x = spread * randn({64}, gen);
     const Tensor y = nn::layer_norm(x, {64}, Tensor(), Tensor(), kEps);
     const double sigma2 = var(x, {}, 0).item();
-    for (double c : {0.25, 4.0, 64.0}) {
-      const Tensor scaled = nn::layer_norm(c * x, {64}, Tensor(), Tensor(), kEps);
+    for (double c : {0.3, 3.0, 50.0}) {
+      const Tensor cx = c * x;
+      const Tensor scaled = nn::layer_norm(cx, {64}, Tensor(), Tensor(), kEps);
       const double ratio = std::sqrt((sigma2 + kEps) / (sigma2 + kEps / (c * c)));
+      const double c2 = var(cx, {}, 0).item();
+      const double tolerance =
+          2 * 2 * 64 * kU *
+          (max(abs(scaled)).item() + max(abs(cx)).item() / std::sqrt(c2 + kEps));
       largest_change = std::max(largest_change, std::fabs(ratio - 1));
-      for (std::int64_t i = 0; i < 64; ++i)
-        worst = std::max(worst, std::fabs(scaled.at({i}) / y.at({i}) - ratio) / ratio);
+      worst = std::max(worst, largest_gap(scaled, ratio * y) / tolerance);
     }
   }
   out() << "the largest change of scale the formula predicts: " << largest_change
         << "\n";
-  book::measured("largest miss", worst, "relative, over 64 features × 9 cases",
-                 book::at_most(16 * 64 * kU));
-  CHECK(worst <= 16 * 64 * kU);
+  book::measured("largest miss", worst, "in units of the tolerance, over 9 cases",
+                 book::at_most(1));
+  CHECK(worst <= 1);
   CHECK(largest_change > 0.5);  // the quiet tokens do change
 }
 
@@ -223,8 +234,8 @@ struct Block : nn::Module {
 };
 
 // %%
-// Three facts about the block's shape of computation follow from the formulas, and hold
-// exactly, not just to rounding.
+// Three facts about the block's shape of computation follow from the formulas. The
+// first and the third hold exactly, in every bit; the second holds to rounding.
 //
 // The feed-forward network is applied to each position's vector on its own: change one
 // token, and only that position's feed-forward output changes, in any bit. (This is why
@@ -261,9 +272,11 @@ TEST_CASE(
 // (in each softmax's sum over keys and each weighted sum of values), so the outputs
 // agree to rounding: a sum of :math:`L` terms reordered moves by at most :math:`2 L u`
 // times the sum of the magnitudes, and the softmax and the following layers pass that
-// on amplified by their gains. We hold every output within :math:`10^{-13}` of the
-// shuffled original, for outputs of size about 1, which leaves those gains a factor of
-// about 30 over :math:`2 L u` with :math:`L = 8`.
+// on amplified by their gains. With :math:`L = 8`,
+// :math:`2 L u \approx 1.8 \cdot 10^{-15}`; we hold every output within
+// :math:`10^{-13}` of the shuffled original, for outputs of a few units (the account
+// prints the largest), which allows those gains a factor of about 50. That allowance is
+// a choice, not a derivation; the measured gap is printed beside it.
 
 TEST_CASE(
     "without positions, shuffling the tokens shuffles a block's outputs the same way, "
@@ -373,14 +386,12 @@ double farthest(const std::vector<double>& norms) {
 // %%
 // What to claim? Both stacks start with a gradient at the top, and the question is how
 // far it strays on its way down. With residuals, we claim it stays within a factor of
-// 10 of its value at the top at every one of the 33 depths. (It grows a little towards
-// the input: each residual step adds its layer's contribution to the identity's.)
-// Without them, the factors of the 32 layers multiply, and where the product ends is a
-// matter of luck: the normalisations inside each block keep it from collapsing
-// outright, and how far it strays differs widely from seed to seed (the account prints
-// it for each; on some seeds beyond the chapter's three it stayed within a factor of
-// 10). The claim we can hold is the comparison: for each seed, the gradient without
-// residuals strays farther than with them.
+// 10 of its value at the top at every one of the 33 depths. (In the figure it grows a
+// little towards the input: each residual step adds its layer's contribution to the
+// identity's.) Without them, the factors of the 32 layers multiply, and where the
+// product ends differs widely from seed to seed (the account prints how far it strayed
+// for each). The claim we can hold is the comparison: for each seed, the gradient
+// without residuals strays farther than with them.
 //
 // .. figure:: gradient_depth
 //
@@ -433,20 +444,24 @@ TEST_CASE(
 // saw this before and say what came next", lets large language models continue patterns
 // they met only in their prompt.
 //
-// One attention layer cannot learn it. Its answer comes from the last position's query,
-// compared with a key made from each position's own token and position. The key of the
-// position that holds the answer knows its own token and where it sits, but not which
-// token came before it, so no score can single it out: finding the earlier copy is
-// possible (its key matches the query), but the copy's value holds the copy's own token
-// and position, not its successor's token. What such a model can do is guess among the
-// candidates. The answer sits at one of positions 1 to 10, and it is never the query's
-// own token; a guess uniform over the tokens at positions 1 to 10 other than the
-// query's is right with probability :math:`\frac1{10} \cdot \frac1{10} + \frac9{10}
-// \cdot \frac19 = 0.11` (the first term when the copy is at position 0, so that all ten
-// candidates remain, the second when one of them is the copy itself). We claim the
-// trained one-layer model's accuracy on 4,096 fresh sequences below :math:`0.11` plus 4
-// standard errors of a proportion, :math:`4\sqrt{0.11 \cdot 0.89 / 4096} \approx 0.02`,
-// for three seeds.
+// One attention layer cannot express the rule. Its answer comes from the last
+// position's query, compared with a key made from each position's own token and
+// position. The key of the position that holds the answer knows its own token and where
+// it sits, but not which token came before it, so no score can single it out: finding
+// the earlier copy is possible (its key matches the query), but the copy's value holds
+// the copy's own token and position, not its successor's token. What such a model can
+// do is guess, or bet on fixed positions. A guess among the candidates: the answer sits
+// at one of positions 1 to 10, and it is never the query's own token; a guess uniform
+// over the tokens at positions 1 to 10 other than the query's is right with probability
+// :math:`\frac1{10} \cdot \frac1{10} + \frac9{10} \cdot \frac19 = 0.11` (the first term
+// when the copy is at position 0, so that all ten candidates remain, the second when
+// one of them is the copy itself). Bets on fixed positions do better: a head that
+// always attends to positions 5 and 6, with a read-out that prefers the token at 5
+// unless it is the query, is right whenever the copy sits at 4 or 5, 0.2 of the time,
+// and cleverer bets may do better still. So the claim is not a proof but an observation
+// about what training finds: we claim the trained one-layer model's accuracy on 4,096
+// fresh sequences below :math:`0.11` plus 4 standard errors of a proportion,
+// :math:`4\sqrt{0.11 \cdot 0.89 / 4096} \approx 0.02`, for three seeds.
 //
 // Two layers can. The first can copy into each position a trace of the token before it
 // (a head that attends from position :math:`t` to :math:`t - 1`, which the position
@@ -458,9 +473,9 @@ TEST_CASE(
 // residual stream, one or two :cpp:class:`litgrad::nn::MultiheadAttention` layers of 2
 // heads with the causal mask, each added back to the stream, and a linear read-out of
 // the last position's vector into 16 scores. Each trains with Adam at rate 0.003 for
-// 1,000 steps of 64 fresh sequences. Six trainings make this the slowest chapter so
-// far, about 15 s on one core, within the 30 s the book allows a chapter that trains
-// real models.
+// 1,000 steps of 64 fresh sequences. Six trainings make this slower than the chapters
+// before it; its budget, declared at the top of the file, is the 30 s the book allows a
+// chapter that trains real models.
 
 constexpr std::int64_t kVocab = 16, kLength = 12, kStream = 32, kHeads = 2;
 constexpr int kSteps = 1000, kBatch = 64, kTest = 4096;
@@ -593,8 +608,9 @@ TEST_CASE(
 //
 //    The trained two-layer model's attention (averaged over its two heads) on one test
 //    sequence, tokens shown as letters. Layer 1 puts its weight just below the
-//    diagonal: each position looks at the one before it. In layer 2 the last token's
-//    row picks out the position right after the earlier copy of the last token.
+//    diagonal: most positions put most of their weight on the one before. In layer 2
+//    the last token's row picks out the position right after the earlier copy of the
+//    last token.
 //
 // The figure shows the mechanism the argument above described, and the test measures it
 // beside the accuracy: averaged over the test sequences (and the two heads), layer 1
