@@ -3,9 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <random>
 
 #include <litgrad/book/chapter.hpp>
 #include <litgrad/book/json.hpp>
+#include <litgrad/book/trained.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
@@ -66,7 +69,61 @@ TEST_CASE("a measured number's bound says what it holds and shows it as the page
                        ValueError);
 }
 
-// The page must not state a bound the number misses: this test passes only if measured() fails it.
-TEST_CASE("a measured number outside the bound the page states fails its claim" * doctest::should_fail()) {
-  book::measured("largest error", 2.0, "a number over its bound", book::at_most(1.0));
+// The page must not state a bound the number misses: this test passes only if check() fails it.
+TEST_CASE("a checked number outside the bound the page states fails its claim" * doctest::should_fail()) {
+  CHECK_FALSE(book::check("largest error", 2.0, "a number over its bound", book::at_most(1.0)));
+}
+
+TEST_CASE("a checked number within its bound holds, and check_seeds checks every seed" * doctest::should_fail()) {
+  CHECK(book::check("largest error", 0.5, "a number under its bound", book::at_most(1.0)));
+  std::vector<std::uint64_t> asked;
+  // Seed 2's number misses the bound: the claim fails (should_fail), but every seed is measured.
+  CHECK_FALSE(book::check_seeds("error", "per seed", book::below(1.0), {1, 2, 3}, [&](std::uint64_t seed) {
+    asked.push_back(seed);
+    return seed == 2 ? 3.0 : 0.5;
+  }));
+  CHECK(asked == std::vector<std::uint64_t>{1, 2, 3});
+}
+
+TEST_CASE("check names the caller's file and line, where the claim's sentence is") {
+  const book::Where here;
+  CHECK(std::string(here.file).find("test_book.cpp") != std::string::npos);
+  CHECK(here.line == __LINE__ - 2);
+}
+
+namespace {
+struct Tiny : nn::Module {
+  nn::Linear layer{2, 1};
+  Tiny() : Module("Tiny") { register_module("layer", layer); }
+};
+}  // namespace
+
+TEST_CASE("train_once trains a model once and loads it, with its record, bit for bit, after that") {
+  const std::string name = "tiny-" + std::to_string(std::random_device()());
+  int trained = 0;
+  auto train = [&](Tiny& model) {
+    return [&] {
+      ++trained;
+      NoGradGuard no_grad;
+      model.layer.weight.copy_(tensor({{0.1, -1.0 / 3}}));
+      return book::Record{{"curve", {1.0 / 3, 0.25, NAN}}};
+    };
+  };
+  Tiny first, second;
+  const book::Record a = book::train_once(name, 7, first, train(first));
+  const book::Record b = book::train_once(name, 7, second, train(second));
+  CHECK(trained == 1);
+  CHECK(second.layer.weight.at({0, 1}) == -1.0 / 3);
+  REQUIRE(b.at("curve").size() == 3);
+  CHECK(b.at("curve")[0] == 1.0 / 3);
+  CHECK(std::isnan(b.at("curve")[2]));
+  Tiny third;
+  book::train_once(name, 8, third, train(third));  // another seed is another model
+  CHECK(trained == 2);
+  CHECK_THROWS_WITH_AS(book::train_once("a/b", 1, third, train(third)),
+                       "train_once: name 'a/b' must be letters, digits, '_' and '-' only", ValueError);
+  namespace fs = std::filesystem;  // leave nothing behind
+  const fs::path dir = fs::read_symlink("/proc/self/exe").parent_path();
+  for (const auto& f : fs::directory_iterator(dir))
+    if (f.path().filename().string().find("-" + name + "-seed") != std::string::npos) fs::remove(f.path());
 }

@@ -41,10 +41,8 @@ TEST_CASE("the softmax of four scores sums to one, to rounding") {
   const Tensor w = softmax(kScores, 0);  // [4]
   book::out() << w << "\n";
   const double gap = std::fabs(sum(w).item() - 1);
-  const double tolerance = 1e-15;
-  book::measured("|sum - 1|", gap, "how far the four weights' sum is from one",
-                 book::at_most(tolerance));
-  CHECK(gap <= tolerance);
+  book::check("|sum - 1|", gap, "how far the four weights' sum is from one",
+              book::at_most(1e-15));
   const Tensor strip = reshape(w, {1, 4});  // one row: drawn as a strip
   book::figure("weights",
                book::heatmap(strip, {"weight"}, book::numbered(4), "score index", ""));

@@ -105,13 +105,27 @@ void measured(const std::string& name, double value, const std::string& descript
   record(name, value, description, "");
 }
 
-void measured(const std::string& name, double value, const std::string& description, const Bound& bound) {
+bool check(const std::string& name, double value, const std::string& description, const Bound& bound, Where where) {
   record(name, value, description, bound.text());
-  if (!bound.holds(value)) {
-    const std::string broken =
-        "measured '" + name + "' = " + format_number(value) + " is not " + bound.text() + ", the bound the page states";
-    FAIL_CHECK(broken);
-  }
+  if (bound.holds(value)) return true;
+  const std::string broken = "check: " + name + " = " + format_number(value) + " (" + description + ") is not " +
+                             bound.text();
+  ADD_FAIL_CHECK_AT(where.file, where.line, broken);
+  return false;
+}
+
+void measured(const std::string& name, double value, const std::string& description, const Bound& bound) {
+  check(name, value, description, bound);
+}
+
+bool check_seeds(const std::string& name, const std::string& description, const Bound& bound,
+                 const std::vector<std::uint64_t>& seeds, const std::function<double(std::uint64_t)>& measure,
+                 Where where) {
+  if (seeds.empty()) throw ValueError("check_seeds: '" + name + "' needs at least one seed");
+  bool all = true;
+  for (const std::uint64_t seed : seeds)
+    all = check(name + " (seed " + std::to_string(seed) + ")", measure(seed), description, bound, where) && all;
+  return all;
 }
 
 void figure(const std::string& name, const Json& data) {

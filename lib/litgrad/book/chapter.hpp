@@ -9,6 +9,8 @@
 /// line counting the claims that held) and, with `--emit DIR`, writes the account, the claims
 /// and the figures' data into DIR for the book's pages.
 
+#include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -53,19 +55,42 @@ Bound between(double low, double high);
 /// \endcode
 void measured(const std::string& name, double value, const std::string& description);
 
-/// \brief As measured(name, value, description), and shows the bound the claim held the number
-/// to. The page must not state a bound the number misses: if \p value does not satisfy
-/// \p bound, the claim fails here, whatever its own checks say. Keep the bound in one constant
-/// that the claim's `CHECK` uses too.
-///
-/// \code
-/// const double tolerance = 1e-15;
-/// book::measured("largest |row sum - 1|", worst, "the worst row's distance from one",
-///                book::at_most(tolerance));
-/// CHECK(worst <= tolerance);
-/// \endcode
+/// \brief The older spelling of check(), kept while chapters move to check(); it records and
+/// checks the same way. \deprecated Use check().
 void measured(const std::string& name, double value, const std::string& description,
               const Bound& bound);
+
+/// \brief Where a call was written: a default argument of check(), filled in at the caller.
+struct Where {
+  const char* file;  ///< the caller's file
+  int line;          ///< the caller's line
+  /// \brief Captures the place of the call it is a default argument of.
+  Where(const char* file = __builtin_FILE(), int line = __builtin_LINE()) : file(file), line(line) {}
+};
+
+/// \brief Records a number the claim measured and holds it to \p bound, in one call: the page
+/// shows the number, what it is and the bound, and the claim fails (at the caller's line, with
+/// the number and the bound in the message) when the number misses the bound. Returns whether
+/// it held. This is how a claim asserts a measured number; a further `CHECK` would restate it.
+///
+/// \code
+/// book::check("largest |row sum - 1|", worst, "the worst row's distance from one",
+///             book::at_most(6 * kU));
+/// \endcode
+bool check(const std::string& name, double value, const std::string& description, const Bound& bound,
+           Where where = Where());
+
+/// \brief check() for a claim that holds over several seeds: calls \p measure once per seed,
+/// and checks each result as `name (seed N)`, so the page shows every seed's number. Returns
+/// whether all held.
+///
+/// \code
+/// book::check_seeds("lead over the bigram", "in standard errors", book::above(4), {1, 2, 3},
+///                   [&](std::uint64_t seed) { return lead(trained(seed)); });
+/// \endcode
+bool check_seeds(const std::string& name, const std::string& description, const Bound& bound,
+                 const std::vector<std::uint64_t>& seeds, const std::function<double(std::uint64_t)>& measure,
+                 Where where = Where());
 
 /// \brief Records the data of a figure; `--emit DIR` writes it to `DIR/figures/<name>.json`, from
 /// which the book draws the figure. \throws ValueError for a name that is not a plain word

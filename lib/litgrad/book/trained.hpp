@@ -1,0 +1,37 @@
+#pragma once
+/// \file book/trained.hpp
+/// \brief Training a chapter's model once: each claim of a chapter runs in its own process, and
+/// a model that several claims examine should be trained by the first and loaded by the rest.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "litgrad/nn/module.hpp"
+
+namespace litgrad::book {
+
+/// \brief What train_once() keeps beside a module's parameters: named series of numbers, such
+/// as the loss curves measured while training.
+using Record = std::map<std::string, std::vector<double>>;
+
+/// \brief Trains \p module once per build of the chapter's program: returns what \p train
+/// returned, with \p module holding the parameters \p train left it with.
+///
+/// The first call for a \p name and \p seed, in any process of this program, runs `train()`
+/// and writes the module's parameters (nn::save()) and the Record to files beside the program;
+/// every later call, in this process or another, loads them into \p module and returns the
+/// Record, bit for bit as trained. The files are named after the program's own bytes, so a
+/// rebuilt chapter trains afresh (files of earlier builds are removed); a process that finds
+/// another one training the same model waits for it instead of training it twice.
+///
+/// \code
+/// LanguageModel model(gen);
+/// const book::Record curves = book::train_once("model", seed, model, [&] { return train(model, seed); });
+/// \endcode
+/// \throws ValueError for a \p name that is not a plain word (letters, digits, `_` and `-`).
+Record train_once(const std::string& name, std::uint64_t seed, nn::Module& module, const std::function<Record()>& train);
+
+}  // namespace litgrad::book
