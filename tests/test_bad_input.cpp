@@ -120,6 +120,13 @@ TEST_CASE("every bad input in the table throws the named error with a message na
        [&] { mha(q, kv, kv, full({5, 2}, 0, DType::Bool)); }},
       {"MultiheadAttention with a 4-D query", Kind::Shape, "MultiheadAttention: query of shape [1,3,2,4] should be [L,N,E]",
        [&] { mha(ones({1, 3, 2, 4}), kv, kv); }},
+      {"MultiheadAttention told is_causal without the causal mask", Kind::Value,
+       "MultiheadAttention: is_causal is a hint that attn_mask is the causal mask; pass attn_mask = "
+       "generate_square_subsequent_mask(3) with it",
+       [&] { mha(q, q, q, {}, true, {}, true, /*is_causal=*/true); }},
+      {"MultiheadAttention told is_causal of a mask that is not causal", Kind::Value,
+       "MultiheadAttention: is_causal was given, but attn_mask of shape [3,3] is not the causal mask",
+       [&] { mha(q, q, q, {}, true, zeros({3, 3}), true, /*is_causal=*/true); }},
       {"xavier_uniform_ of a vector", Kind::Shape, "xavier_uniform_: needs a tensor with at least 2 dimensions, got [4]",
        [&] { Tensor v = ones({4}); nn::init::xavier_uniform_(v); }},
       // Dimensions and indices out of range.

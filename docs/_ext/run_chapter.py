@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Runs one chapter for the book and holds it to its time budget.
 
-usage: run_chapter.py CHAPTER_PROGRAM CHAPTER_SOURCE OUT_DIR
+usage: run_chapter.py CHAPTER_PROGRAM CHAPTER_SOURCE OUT_DIR [--plain]
 
 Runs ``CHAPTER_PROGRAM --emit OUT_DIR`` (its account, claims and figure data), passing its
 output through, and writes ``OUT_DIR.run.json``: the run's wall time and the processor time it
@@ -10,7 +10,10 @@ when a claim failed (the program's own exit status), or when the processor time 
 budget that ``CHAPTER_SOURCE`` declares (10 s unless ``// %% budget:`` says more, with why).
 
 The budget is the book's, not a benchmark: it keeps the book quick to prove, and it is far above
-what a chapter needs, so the machine's speed of the day does not decide it.
+what a chapter needs, so the machine's speed of the day does not decide it. It holds the fast
+kernels (lib/litgrad/kernels/room.hpp): with ``--plain`` (a build with LITGRAD_FAST=OFF, whose
+kernels are written to be read and are held to the fast ones' bits, not their speed) the time is
+recorded and shown, and not held to the budget.
 """
 import json
 import os
@@ -38,6 +41,7 @@ def unheld_claims(source, out):
 
 def main():
     program, source_path, out = sys.argv[1:4]
+    plain = "--plain" in sys.argv[4:]
     try:
         source = litgrad_source.read(source_path)
         budget, reason = litgrad_source.budget_seconds(source)
@@ -61,8 +65,9 @@ def main():
         return 1
     with open(out + ".run.json", "w", encoding="utf-8") as f:
         json.dump({"wall_seconds": wall, "cpu_seconds": cpu, "budget_seconds": budget, "reason": reason}, f)
-    print(f"{name}: {wall:.2f} s wall, {cpu:.2f} s of one core (budget {budget:g} s)")
-    if cpu > budget:
+    print(f"{name}: {wall:.2f} s wall, {cpu:.2f} s of one core (budget {budget:g} s"
+          + (", which holds the fast kernels; these are the plain ones)" if plain else ")"))
+    if cpu > budget and not plain:
         print(f"{source_path}: its claims took {cpu:.1f} s of one core, over the chapter's budget of "
               f"{budget:g} s (docs/authoring.rst, 'Budgets')", file=sys.stderr)
         return 1

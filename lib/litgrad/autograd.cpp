@@ -8,6 +8,8 @@
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/kernels/copy.hpp"
+#include "litgrad/kernels/elementwise.hpp"
 
 namespace litgrad {
 
@@ -38,8 +40,7 @@ Tensor record(const char* op, const Tensor& value, std::vector<Tensor> inputs, B
   if (!any) return value;
   Tensor out = share_storage(value, value.shape());
   out.impl().requires_grad = true;
-  out.impl().grad_fn =
-      std::allocate_shared<Node>(RecyclingAllocator<Node>(), op, std::move(inputs), std::move(backward));
+  out.impl().grad_fn = kernels::make_shared<Node>(op, std::move(inputs), std::move(backward));
   return out;
 }
 
@@ -55,14 +56,11 @@ void accumulate(Tensor& g, const Tensor& delta, bool fresh = false) {
     return;
   }
   if (!g.defined()) {
-    g = empty_tensor(delta.shape());
-    std::copy_n(delta.data(), delta.numel(), g.data());
+    g = uninitialized_tensor(delta.shape());
+    kernels::copy(delta.data(), delta.numel(), g.data());
     return;
   }
-  double* dst = g.data();
-  const double* src = delta.data();
-  const std::int64_t n = g.numel();
-  for (std::int64_t i = 0; i < n; ++i) dst[i] += src[i];
+  kernels::add_into(g.numel(), delta.data(), g.data());  // g += delta
 }
 
 // Every tensor that the gradient of `root` must pass through, each after all tensors that

@@ -1,15 +1,16 @@
-// Elementwise operations. Each one is its forward formula next to its derivative: the
-// helpers `unary` and `binary` do the looping, the broadcasting and the recording.
+// Elementwise operations. Each one is its forward formula next to its derivative: the helpers
+// `unary` and `binary` do the recording, and the kernels (kernels/elementwise.hpp) the looping
+// and the broadcasting.
 
 #include "litgrad/elementwise.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "litgrad/detail/broadcast.hpp"
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/kernels/elementwise.hpp"
 
 namespace litgrad {
 
@@ -17,22 +18,15 @@ namespace {
 
 using detail::empty_tensor;
 using detail::uninitialized_tensor;
-using detail::for_each_broadcast;
 
 // y = f(x) elementwise; dx = df(x, y, dy) elementwise.  x: any shape; y, dy: x's shape.
 template <class F, class DF>
 Tensor unary(const char* op, const Tensor& x, F f, DF df) {
   Tensor y = uninitialized_tensor(x.shape());
-  const double* xv = x.data();
-  double* yv = y.data();
-  const std::int64_t n = x.numel();
-  for (std::int64_t i = 0; i < n; ++i) yv[i] = f(xv[i]);
+  kernels::map(x.numel(), x.data(), y.data(), f);
   return detail::record(op, y, {x}, [x, y, df](const Tensor& g) -> std::vector<Tensor> {
     Tensor gx = uninitialized_tensor(x.shape());
-    const double *xs = x.data(), *ys = y.data(), *gs = g.data();
-    double* out = gx.data();
-    const std::int64_t count = x.numel();
-    for (std::int64_t i = 0; i < count; ++i) out[i] = df(xs[i], ys[i], gs[i]);
+    kernels::map_backward(x.numel(), x.data(), y.data(), g.data(), gx.data(), df);
     return {gx};
   });
 }
@@ -42,10 +36,7 @@ template <class F>
 Tensor broadcast_apply(const char* op, const Tensor& a, const Tensor& b, F f, DType dtype = DType::Float64) {
   const Shape out = broadcast_shapes(op, a.shape(), b.shape());
   Tensor y = uninitialized_tensor(out, dtype);
-  const double *av = a.data(), *bv = b.data();
-  double* yv = y.data();
-  for_each_broadcast<2>(out, {&a.shape(), &b.shape()},
-                        [&](std::int64_t i, const auto& o) { yv[i] = f(av[o[0]], bv[o[1]]); });
+  kernels::zip(out, a.data(), a.shape(), b.data(), b.shape(), y.data(), f);
   return y;
 }
 
@@ -58,17 +49,8 @@ Tensor binary(const char* op, const Tensor& a, const Tensor& b, F f, DFA dfa, DF
     // Only for the operands that need one (an attention mask, say, needs none).
     Tensor ga = a.requires_grad() ? empty_tensor(a.shape()) : Tensor();
     Tensor gb = b.requires_grad() ? empty_tensor(b.shape()) : Tensor();
-    const double *av = a.data(), *bv = b.data(), *gv = g.data();
-    if (ga.defined()) {
-      double* gav = ga.data();
-      for_each_broadcast<2>(g.shape(), {&a.shape(), &b.shape()},
-                            [&](std::int64_t i, const auto& o) { gav[o[0]] += dfa(av[o[0]], bv[o[1]], gv[i]); });
-    }
-    if (gb.defined()) {
-      double* gbv = gb.data();
-      for_each_broadcast<2>(g.shape(), {&a.shape(), &b.shape()},
-                            [&](std::int64_t i, const auto& o) { gbv[o[1]] += dfb(av[o[0]], bv[o[1]], gv[i]); });
-    }
+    if (ga.defined()) kernels::zip_backward<0>(g.shape(), a.data(), a.shape(), b.data(), b.shape(), g.data(), ga.data(), dfa);
+    if (gb.defined()) kernels::zip_backward<1>(g.shape(), a.data(), a.shape(), b.data(), b.shape(), g.data(), gb.data(), dfb);
     return {ga, gb};
   });
 }
@@ -207,9 +189,8 @@ Tensor ge(const Tensor& a, const Tensor& b) { return broadcast_apply("ge", a, b,
 
 Tensor logical_not(const Tensor& mask) {
   require_bool("logical_not", "the input", mask);
-  Tensor y = to(mask, DType::Bool);
-  double* yv = y.data();
-  for (std::int64_t i = 0, n = y.numel(); i < n; ++i) yv[i] = 1.0 - yv[i];
+  Tensor y = uninitialized_tensor(mask.shape(), DType::Bool);
+  kernels::map(mask.numel(), mask.data(), y.data(), [](double v) { return 1.0 - v; });
   return y;
 }
 
@@ -232,23 +213,12 @@ Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {
   require_bool("where", "the condition", c);
   const Shape out = broadcast_shapes("where", c.shape(), broadcast_shapes("where", a.shape(), b.shape()));
   Tensor y = uninitialized_tensor(out);
-  const double *cv = c.data(), *av = a.data(), *bv = b.data();
-  double* yv = y.data();
-  for_each_broadcast<3>(out, {&c.shape(), &a.shape(), &b.shape()}, [&](std::int64_t i, const auto& o) {
-    yv[i] = cv[o[0]] != 0.0 ? av[o[1]] : bv[o[2]];
-  });
+  kernels::select(out, c.data(), c.shape(), a.data(), a.shape(), b.data(), b.shape(), y.data());
   return detail::record("where", y, {a, b}, [c, a, b](const Tensor& g) -> std::vector<Tensor> {
     Tensor ga = a.requires_grad() ? empty_tensor(a.shape()) : Tensor();
     Tensor gb = b.requires_grad() ? empty_tensor(b.shape()) : Tensor();
-    const double *cv = c.data(), *gv = g.data();
-    double *gav = ga.defined() ? ga.data() : nullptr, *gbv = gb.defined() ? gb.data() : nullptr;
-    for_each_broadcast<3>(g.shape(), {&c.shape(), &a.shape(), &b.shape()}, [&](std::int64_t i, const auto& o) {
-      if (cv[o[0]] != 0.0) {
-        if (gav) gav[o[1]] += gv[i];
-      } else if (gbv) {
-        gbv[o[2]] += gv[i];
-      }
-    });
+    kernels::select_backward(g.shape(), c.data(), c.shape(), a.shape(), b.shape(), g.data(),
+                             ga.defined() ? ga.data() : nullptr, gb.defined() ? gb.data() : nullptr);
     return {ga, gb};
   });
 }
