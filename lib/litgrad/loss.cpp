@@ -150,7 +150,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                             kernels::zip_backward<1>(shape, input.data(), shape, target.data(), shape, g.data(),
                                                      gt.data(), [](double x, double, double g) { return -g * x; });
                             return {gx, gt};
-                          });
+                          },
+                          nullptr, detail::Saved::only_inputs());
   return reduce(losses, reduction);
 }
 
