@@ -7,7 +7,8 @@
 // (covered by negative sizes through tensor()), scalar_tensor, zeros_like, ones_like and
 // ramp_positional_encoding's L >= 1 rule (test_attention.cpp); NoGradGuard, is_grad_enabled and
 // set_grad_enabled, live_graph_nodes, manual_seed, default_generator and Generator's own
-// methods except randint (they take no input that can be wrong); printing (any tensor prints).
+// methods except randint and load_state_dict (they take no input that can be wrong); printing
+// (any tensor prints).
 
 #include <doctest/doctest.h>
 
@@ -266,6 +267,10 @@ TEST_CASE("every bad input in the table throws the named error with a message na
        [&] { StateDict d; d.insert("w", ones({1})); d.insert("w", ones({1})); }},
       {"a StateDict key with a space", Kind::Value, "StateDict: the key 'a b' is empty or holds whitespace",
        [&] { StateDict d; d.insert("a b", ones({1})); }},
+      {"a StateDict holding an undefined tensor", Kind::Value, "StateDict: the value of 'w' is an undefined tensor",
+       [&] { StateDict d; d.insert("w", Tensor()); }},
+      {"a StateDict nested under no prefix", Kind::Value, "StateDict: update needs a prefix to put the entries under",
+       [&] { StateDict d; d.update("", StateDict()); }},
       {"a key a StateDict does not have", Kind::Value, "StateDict: no key 'bias' (it has: weight)",
        [&] { StateDict d; d.insert("weight", ones({1})); (void)d.at("bias"); }},
       {"a prefix a StateDict does not have", Kind::Value, "StateDict: no entries under 'optim' (the keys start with: model)",
