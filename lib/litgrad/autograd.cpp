@@ -101,7 +101,7 @@ void accumulate(Tensor& g, const Tensor& delta, bool fresh, bool graph) {
   } else if (graph) {
     g = g + delta;
   } else {
-    kernels::add_into(g.numel(), delta.data(), g.data());
+    kernels::add_into(g.numel(), delta.data(), g.data());  // g += delta
   }
 }
 

@@ -32,4 +32,5 @@
 #include "litgrad/reshaping.hpp"    // reshape, permute, transpose, squeeze, unsqueeze, flatten, expand, repeat
 #include "litgrad/shape.hpp"        // Shape, broadcast_shapes
 #include "litgrad/softmax.hpp"      // softmax, log_softmax, logsumexp
+#include "litgrad/state_dict.hpp"   // StateDict, save, load
 #include "litgrad/tensor.hpp"       // Tensor, tensor, zeros, ones, linspace, ...
