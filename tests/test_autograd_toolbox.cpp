@@ -98,6 +98,17 @@ TEST_CASE("in place is refused on a tensor that requires grad while gradients ar
   CHECK(w.to_vector() == std::vector<double>{2, 2});
 }
 
+TEST_CASE("an optimiser's step between a forward and its backward is refused, as torch refuses it") {
+  Tensor w = tensor({1.0, 2.0}).requires_grad_();
+  optim::SGD opt({w}, {0.1});
+  sum(w * w).backward();
+  const Tensor later = sum(w * w * 3.0);  // saves w at its present version
+  opt.step();                             // writes w in place
+  CHECK(w.version() == 1);
+  CHECK_THROWS_WITH_AS(later.backward(), doctest::Contains("of mul (shape [2]), which its gradient needs, was changed in place"),
+                       AutogradError);
+}
+
 TEST_CASE("clone copies into storage of its own, and the gradient passes through it unchanged") {
   Tensor x = tensor({1.0, 2.0}).requires_grad_();
   Tensor c = x.clone();

@@ -74,6 +74,8 @@ void note_in_place(const char* op, const Tensor& t) {
   ++t.impl().storage->version;
 }
 
+void bump_version(const Tensor& t) { ++t.impl().storage->version; }
+
 Tensor sum_to(const Tensor& g, const Shape& shape) {
   if (g.shape() == shape) return g;
   const std::int64_t lead = g.dim() - static_cast<std::int64_t>(shape.size());

@@ -321,6 +321,12 @@ Tensor operator>(const Tensor& a, double b) { return gt(a, scalar_tensor(b)); }
 Tensor operator>=(const Tensor& a, double b) { return ge(a, scalar_tensor(b)); }
 Tensor operator==(const Tensor& a, double b) { return eq(a, scalar_tensor(b)); }
 Tensor operator!=(const Tensor& a, double b) { return ne(a, scalar_tensor(b)); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
 Tensor operator+(const Tensor& a, double b) { return add(a, scalar_tensor(b)); }
 Tensor operator-(const Tensor& a, double b) { return sub(a, scalar_tensor(b)); }
 Tensor operator*(const Tensor& a, double b) { return mul(a, scalar_tensor(b)); }

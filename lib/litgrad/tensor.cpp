@@ -207,7 +207,7 @@ Tensor arange(double start, double end, double step) {
   return t;
 }
 
-Tensor arange(std::int64_t n) { return arange(0.0, static_cast<double>(n), 1.0); }
+Tensor arange(double end) { return arange(0.0, end, 1.0); }
 
 // torch's CPU kernel: the first half counted up from start, the second half down from end, so
 // both ends are exact and the points are symmetric.

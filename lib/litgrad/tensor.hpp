@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "litgrad/shape.hpp"
@@ -31,6 +32,9 @@ const char* to_string(DType dtype);
 
 namespace detail {
 struct TensorImpl;
+}
+namespace indexing {
+class TensorIndex;
 }
 
 /// \brief What Tensor::register_hook() returns: remove() takes the hook off again.
@@ -162,6 +166,7 @@ class Tensor {
   /// \throws AutogradError as above; ShapeError when the other operand does not broadcast to
   ///   this tensor's shape.
   ///@{
+
   /// \brief Writes \p src's values into this tensor, as torch's `copy_`: \p src broadcasts to
   /// this shape and is converted to this dtype. Every tensor sharing this one's storage sees the
   /// new values.
@@ -225,6 +230,24 @@ class Tensor {
   Tensor pow(double exponent) const;                                              ///< pow(x, exponent)
   Tensor masked_fill(const Tensor& mask, double value) const;                     ///< masked_fill(x, mask, value)
   Tensor to(DType dtype) const;                                                   ///< to(x, dtype)
+  Tensor select(std::int64_t dim, std::int64_t index) const;                      ///< select(x, dim, index)
+  Tensor slice(std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step = 1) const;  ///< slice(x, ...)
+  Tensor narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const;  ///< slice(x, dim, start, start + length)
+  Tensor index_select(std::int64_t dim, const Tensor& index) const;              ///< index_select(x, dim, index)
+  Tensor gather(std::int64_t dim, const Tensor& index) const;                    ///< gather(x, dim, index)
+  Tensor view(const Shape& shape) const;                                          ///< reshape(x, shape): litgrad's tensors are contiguous
+  Tensor contiguous() const;  ///< `*this`: a litgrad tensor is always contiguous, so there is nothing to copy
+  ///@}
+
+  /// \brief Python's indexing, as libtorch's `x.index({Slice(), -1})` writes `x[:, -1]`: each
+  /// entry indexes the next dimension, an integer selects (removing the dimension), a
+  /// `Slice(start, stop, step)` slices, `None` inserts a dimension of size 1, and `Ellipsis`
+  /// stands for as many whole dimensions as the other entries leave (see indexing.hpp).
+  /// \throws IndexError for more entries than dimensions, an index out of range, or two
+  ///   ellipses.
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+
+  ///@{
   ///@}
 
   /// \cond INTERNAL
@@ -265,8 +288,9 @@ Tensor ones_like(const Tensor& like);
 /// \brief `[start, start+step, ...)` up to but excluding \p end, as a 1-D Float64 tensor.
 /// \throws ValueError when \p step is zero or has the wrong sign.
 Tensor arange(double start, double end, double step = 1.0);
-/// \brief `[0, 1, ..., n-1]`.
-Tensor arange(std::int64_t n);
+/// \brief `[0, 1, ...]` below \p end, as a Float64 tensor, as `torch.arange(end)` for a
+/// floating-point end: `arange(2.5)` is `[0, 1, 2]`.
+Tensor arange(double end);
 /// \brief \p steps evenly spaced points from \p start to \p end, both included, as
 /// `torch.linspace`: `linspace(-1, 1, 5)` is `[-1, -0.5, 0, 0.5, 1]`, exactly. As torch, the
 /// first half is counted up from start and the second down from end, so both ends are exact.
@@ -277,6 +301,12 @@ Tensor eye(std::int64_t n);
 /// \brief A copy of \p x with another dtype. To Bool: nonzero is true. To Int64: truncation
 /// toward zero, as torch. \throws ValueError for NaN or infinity converted to Int64.
 Tensor to(const Tensor& x, DType dtype);
+/// \brief `[0, 1, ..., n-1]` as an Int64 tensor, as `torch.arange(n)` for an integer n (an
+/// index, ready for embedding() or index_select(); arithmetic with it gives Float64).
+template <class Integer, std::enable_if_t<std::is_integral_v<Integer>, int> = 0>
+Tensor arange(Integer n) {
+  return to(arange(0.0, static_cast<double>(n), 1.0), DType::Int64);
+}
 ///@}
 
 /// \brief Prints like torch: `tensor([[1.0000, 2.0000]], grad_fn=<add>)`.

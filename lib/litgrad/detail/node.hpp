@@ -62,6 +62,11 @@ Tensor record(const char* op, const Tensor& value, std::vector<Tensor> inputs, B
 /// in-place operations).
 void note_in_place(const char* op, const Tensor& t);
 
+/// Marks t's elements as changed in place by the library itself (an optimiser's step, a loaded
+/// state): every tensor sharing its storage is one version later, as after torch's in-place
+/// updates, so a graph that saved the old values refuses to use them.
+void bump_version(const Tensor& t);
+
 /// Sums g over the dimensions it has beyond `shape`, or of size 1 in `shape`: the gradient of
 /// an operand that was broadcast to g's shape, recorded (so that it can be differentiated).
 Tensor sum_to(const Tensor& g, const Shape& shape);

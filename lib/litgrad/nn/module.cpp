@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ostream>
 
+#include "litgrad/detail/node.hpp"
 #include "litgrad/error.hpp"
 
 namespace litgrad::nn {
@@ -124,6 +125,7 @@ IncompatibleKeys Module::load_state_dict(const StateDict& dict, bool strict) {
     const Tensor& value = dict.at(name);
     Tensor target = p;
     std::copy(value.data(), value.data() + value.numel(), target.data());
+    litgrad::detail::bump_version(target);
   }
   return keys;
 }

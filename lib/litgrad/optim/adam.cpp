@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "litgrad/detail/node.hpp"
 #include "litgrad/error.hpp"
 
 namespace litgrad::optim {
@@ -63,6 +64,7 @@ void Adam::step() {
       const double step_size = lr / bias_correction1;
       const double* gv = grad.data();
       double* pv = p.data();
+      litgrad::detail::bump_version(p);  // the update is in place, as torch's
       const std::int64_t n = p.numel();
       if (shrink != 1.0)
         for (std::int64_t i = 0; i < n; ++i) pv[i] *= shrink;

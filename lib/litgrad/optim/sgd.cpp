@@ -1,5 +1,6 @@
 #include "litgrad/optim/sgd.hpp"
 
+#include "litgrad/detail/node.hpp"
 #include "litgrad/error.hpp"
 
 namespace litgrad::optim {
@@ -53,6 +54,7 @@ void SGD::step() {
       double* buf = momentum != 0 ? state.front().second.data() : nullptr;
       const double* gv = grad.data();
       double* pv = p.data();
+      litgrad::detail::bump_version(p);  // the update is in place, as torch's
       const std::int64_t n = p.numel();
       for (std::int64_t i = 0; i < n; ++i) {
         double g = gv[i] + weight_decay * pv[i];
