@@ -1,7 +1,7 @@
-#!/usr/bin/python3
-"""Runs one chapter for the book and holds it to its time budget.
+"""The chapter runner: runs one chapter for the book and holds it to its time budget.
 
-usage: run_chapter.py CHAPTER_PROGRAM CHAPTER_SOURCE OUT_DIR
+usage: python3 -m litgrad_book.runner CHAPTER_PROGRAM CHAPTER_SOURCE OUT_DIR
+       (the docs target runs it so, for every chapter, with tools/ on PYTHONPATH)
 
 Runs ``CHAPTER_PROGRAM --emit OUT_DIR`` (its account, claims and figure data), passing its
 output through, and writes ``OUT_DIR.run.json``: the run's wall time and the processor time it
@@ -20,8 +20,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import litgrad_source  # noqa: E402
+from litgrad_book import reader
 
 
 def unheld_claims(source, out):
@@ -36,12 +35,15 @@ def unheld_claims(source, out):
             for c in source.claims if not ran.get(c.name)]
 
 
-def main():
-    program, source_path, out = sys.argv[1:4]
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    program, source_path, out = argv
     try:
-        source = litgrad_source.read(source_path)
-        budget, reason = litgrad_source.budget_seconds(source)
-    except litgrad_source.SourceError as e:
+        source = reader.read(source_path)
+        budget, reason = reader.budget_seconds(source)
+    except reader.SourceError as e:
         print(e, file=sys.stderr)
         return 1
     shutil.rmtree(out, ignore_errors=True)
@@ -70,4 +72,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
