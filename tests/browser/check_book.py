@@ -34,7 +34,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-from litgrad_book import reader
+from litgrad_book import exercises as exercise_files_of, mistakes, reader
 
 DESKTOP, PHONE = (1280, 900), (412, 915)
 LEGIBLE_PX = 10  # the smallest text a figure may show, in CSS pixels as displayed
@@ -148,9 +148,7 @@ def source_root_of(source):
 
 
 def exercise_files(root, chapter):
-    folder = os.path.join(root, "chapters", "exercises", chapter)
-    return [p for p in sorted(glob.glob(os.path.join(folder, "[0-9]_*.cpp")))
-            if not p.endswith((".starter.cpp", ".solution.cpp"))]
+    return exercise_files_of.exercise_files(root, chapter)
 
 
 def solution_shown(spec, page_text):
@@ -224,7 +222,10 @@ def check_chapter_desktop(driver, check, base, source, book, shots):
       if (!s) return null;
       return [Array.from(s.querySelectorAll('h3')).map(h => h.textContent.replace(/[¶#]$/, '').trim()
                 .replace(/’/g, "'").replace(/[“”]/g, '"')),
-              Array.from(s.querySelectorAll('details.litgrad-hint')).map(d => d.open), s.innerText];""")
+              Array.from(s.querySelectorAll('details.litgrad-hint')).map(d => d.open), s.innerText,
+              Array.from(s.querySelectorAll('details.litgrad-mistakes')).map(
+                d => [d.open, Array.from(d.querySelectorAll('li')).map(li => li.textContent.trim())]),
+              s.textContent];""")
     if exercises:
         titles = [reader.read(p, "exercise").title for p in exercises]
         leaked = [os.path.basename(p) for p in exercises if solution_shown(p, shown[2] if shown else "")]
@@ -232,6 +233,20 @@ def check_chapter_desktop(driver, check, base, source, book, shots):
               shown is not None and shown[0] == titles and len(shown[1]) == len(exercises)
               and not any(shown[1]) and not leaked,
               f"titles {shown[0] if shown else None}; hints {shown[1] if shown else None}; solutions shown: {leaked}")
+        catalogue = mistakes.load(os.path.join(source_root_of(source), "chapters", "exercises", name,
+                                               "mistakes.toml"))
+        expected = [[m["name"] for m in catalogue if m["exercise"] == int(os.path.basename(p).split("_")[0])]
+                    for p in exercises]
+        expected = [names for names in expected if names]
+        listed = [[n.replace("’", "'").replace("“", '"').replace("”", '"') for n in names]
+                  for _, names in shown[3]] if shown else None
+        wrong_code = [m["name"] for m in catalogue
+                      if any(len(l.strip()) > 24 and " ".join(l.split()) in " ".join(shown[4].split())
+                             for l in m["replace"].splitlines())] if shown else []
+        check(f"{prefix} the mistakes each exercise's tests catch, by name, folded, without their code",
+              listed == expected and not any(o for o, _ in shown[3]) and not wrong_code,
+              f"listed {listed}, expected {expected}; open: {[o for o, _ in shown[3]] if shown else None}; "
+              f"code shown for: {wrong_code}")
     else:
         check(f"{prefix} no exercises, and no Exercises section", shown is None)
 

@@ -1,13 +1,15 @@
-"""The exercise tool's pure parts: naming exercises, hints as plain text, doctest's report read, and what an exercise folder must hold.
+"""The exercise tool's pure parts: naming exercises, hints as plain text, doctest's report read, each failing test shown, stamps by content, and what an exercise folder must hold.
 
-litgrad_book.exercises, on names, reports and folders made here (the report is doctest's own
-wording, copied from a run of a starter).
+litgrad_book.exercises and litgrad_book.exercise_tool, on names, reports and folders made here
+(the reports are doctest's own wording, copied from runs of exercise programs).
 """
+import json
 import os
 import tempfile
 import unittest
+from unittest import mock
 
-from litgrad_book import ROOT, exercises
+from litgrad_book import ROOT, exercise_tool, exercises
 
 REPORT = """\
 ===============================================================================
@@ -57,11 +59,65 @@ class Naming(unittest.TestCase):
             exercises.select(self.all, "99.1")
 
 
+THREW = """\
+===============================================================================
+/src/x.cpp:10:
+TEST CASE:  the sum is right
+
+/src/x.cpp:12: ERROR: CHECK( total(x) == 3 ) THREW exception: "sum: empty"
+  logged: three numbers
+
+===============================================================================
+/src/x.cpp:20:
+TEST CASE:  a mask for every length
+
+/src/x.cpp:22: ERROR: CHECK( wrong.empty() ) is NOT correct!
+  values: CHECK( false )
+  logged: this points to an off-by-one mask
+          length 1
+          entry (0, 0) is -inf where 0 belongs
+
+/src/x.cpp:22: ERROR: CHECK( wrong.empty() ) is NOT correct!
+  values: CHECK( false )
+  logged: length 2
+
+===============================================================================
+/src/x.cpp:30:
+TEST CASE:  the test that throws
+
+/src/x.cpp:30: ERROR: test case THREW exception: matmul: [2,3] @ [2,3]: inner sizes 3 and 2 differ
+
+===============================================================================
+[doctest] test cases: 4 | 1 passed | 3 failed | 0 skipped
+[doctest] assertions: 4 | 1 passed | 3 failed |
+[doctest] Status: FAILURE!
+"""
+
+
 class Text(unittest.TestCase):
     def test_a_hint_loses_its_roles_and_literals_and_is_rewrapped(self):
         self.assertEqual(exercises.plain("Use ``masked_fill`` and\n:cpp:func:`litgrad::softmax`.\n\nThen   rest."),
                          "Use masked_fill and litgrad::softmax.\n\nThen rest.")
 
+    def test_math_becomes_text_a_terminal_shows(self):
+        cases = {r"\partial L / \partial a_{il} = \sum_j g_{ij} b_{lj}": "∂ L / ∂ aᵢₗ = Σⱼ gᵢⱼ bₗⱼ",
+                 r"B^T": "Bᵀ", r"-\infty": "-∞", r"\hat m = m / (1 - \beta_1^t)": "m̂ = m / (1 - β₁ᵗ)",
+                 r"(\text{softmax}(z) - \text{one\_hot}(y)) / N": "(softmax(z) - one_hot(y)) / N",
+                 r"\lceil \log_2 n \rceil u": "⌈ log₂ n ⌉ u", r"3\sqrt{2\sigma^4/n}": "3√(2σ⁴/n)",
+                 r"(\sqrt\kappa - 1)/(\sqrt\kappa + 1)": "(√κ - 1)/(√κ + 1)", r"\tfrac78 s^2": "7/8 s²",
+                 r"x_{t+1}": "xₜ₊₁", r"e^{x_j}": "e^xⱼ", r"e^{-z}": "e^(-z)"}
+        for tex, text in cases.items():
+            self.assertEqual(exercises.tex_text(tex), text, tex)
+        self.assertEqual(exercises.plain("where :math:`j \\le i`, masked"), "where j ≤ i, masked")
+
+    def test_no_hint_of_the_book_prints_a_backslash_or_a_tex_group(self):
+        for e in exercises.all_exercises(ROOT):
+            text = exercises.plain(e.hint())
+            for raw in ("\\", "^{", "_{", ":math:"):
+                self.assertNotIn(raw, text, f"{e.label}'s hint as printed: {text}")
+
+
+class Reports(unittest.TestCase):
     def test_the_first_failure_is_the_test_its_check_and_its_values(self):
         case, detail = exercises.first_failure(REPORT)
         self.assertEqual(case, "the handmade network bends at -1, 0.25 and 0.5 inside (-2, 1), and nowhere else")
@@ -69,6 +125,51 @@ class Text(unittest.TestCase):
 
     def test_a_report_without_failures_gives_its_last_line(self):
         self.assertEqual(exercises.first_failure("a\nb\n"), ("", ["b"]))
+
+    def test_every_failing_test_is_read_with_its_first_failure_and_whether_it_only_threw(self):
+        r = exercises.report(THREW)
+        self.assertEqual(r.summary, (4, 1, 3))
+        self.assertEqual([(f.test, f.threw) for f in r.failures],
+                         [("the sum is right", True), ("a mask for every length", False),
+                          ("the test that throws", True)])
+        self.assertEqual(r.failures[1].lines[-1], "entry (0, 0) is -inf where 0 belongs")
+        self.assertIn("off-by-one mask", r.failures[1].text)
+
+    def test_a_run_that_crashed_has_no_summary(self):
+        self.assertIsNone(exercises.report(THREW.split("[doctest]")[0]).summary)
+
+    def test_a_failing_test_is_shown_as_values_and_messages_without_doctests_boilerplate(self):
+        first, mask, threw = exercises.report(THREW).failures
+        self.assertEqual(exercise_tool.failure_lines(mask), ["this points to an off-by-one mask", "length 1",
+                                                             "entry (0, 0) is -inf where 0 belongs"])
+        self.assertEqual(exercise_tool.failure_lines(first),
+                         ['CHECK( total(x) == 3 ) THREW exception: "sum: empty"', "three numbers"])
+        kinks = exercises.report(REPORT).failures[0]
+        self.assertEqual(exercise_tool.failure_lines(kinks), ["kinks == expected:  {?} == {?}"])
+        agreement = exercises.Failure("t", ["CHECK( exercise::agrees(a, b) ) is NOT correct!",
+                                            "values: CHECK( element [1] is 2 where 1 was expected )"])
+        self.assertEqual(exercise_tool.failure_lines(agreement), ["element [1] is 2 where 1 was expected"])
+
+
+class Stamps(unittest.TestCase):
+    def test_an_exercise_passes_as_it_is_only_while_the_file_that_passed_is_unchanged(self):
+        e = exercises.all_exercises(ROOT)[0]
+        with tempfile.TemporaryDirectory() as folder:
+            mine = os.path.join(folder, "mine.cpp")
+            stamp = os.path.join(folder, "stamp")
+            with open(mine, "w") as f:
+                f.write("int answer() { return 42; }\n")
+            with mock.patch.object(exercise_tool, "mine", lambda _: mine), \
+                    mock.patch.object(exercise_tool, "passed_stamp", lambda _: stamp):
+                self.assertFalse(exercise_tool.passes_as_it_is(e))  # no stamp
+                with open(stamp, "w") as f:
+                    json.dump({"content": exercise_tool.content(mine, e.spec)}, f)
+                self.assertTrue(exercise_tool.passes_as_it_is(e))
+                os.utime(mine, (0, 0))  # an older time changes nothing
+                self.assertTrue(exercise_tool.passes_as_it_is(e))
+                with open(mine, "w") as f:
+                    f.write("int answer() { return 41; }\n")
+                self.assertFalse(exercise_tool.passes_as_it_is(e))
 
 
 class Folders(unittest.TestCase):

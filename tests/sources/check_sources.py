@@ -2,7 +2,10 @@
 """Reads every chapter (and every exercise file) as the book will, and fails naming the file and
 line of each problem: a line over 88 characters, a malformed or unknown // %% marker, a claim
 without prose of its own, a fold that hides a claim, a budget or declaration written wrong, an
-exercise folder without what each exercise needs.
+exercise folder without what each exercise needs, a catalogue of mistakes written wrong (one that
+does not read, whose text is not in its solution once, with a hint that quotes the solution, or
+with fewer than three mistakes for an exercise). Exercises with no catalogue yet are listed, not
+refused.
 
 usage: PYTHONPATH=tools /usr/bin/python3 tests/sources/check_sources.py SOURCE_ROOT
        (ctest runs it so; the package litgrad_book is in tools/)
@@ -11,7 +14,7 @@ import glob
 import os
 import sys
 
-from litgrad_book import exercises, reader
+from litgrad_book import exercises, mistakes, reader
 
 
 def long_lines(path):
@@ -48,8 +51,12 @@ def main():
             if "characters; at most" not in e.message:
                 problems.append(f"{rel}:{e.line}: {e.message}")
     problems += exercises.folder_problems(root, chapters)
+    problems += mistakes.problems(root)
     for p in problems:
         print(p)
+    uncatalogued = mistakes.uncatalogued(root)
+    if uncatalogued:
+        print(f"exercises with no catalogued mistakes yet: {', '.join(uncatalogued)}")
     print(f"{len(chapters)} chapters and {len(exercise_files)} exercise files read; {len(problems)} problems")
     return 1 if problems else 0
 

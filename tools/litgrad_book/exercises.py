@@ -14,6 +14,7 @@ import html
 import os
 import re
 import textwrap
+from dataclasses import dataclass, field
 
 from litgrad_book import reader
 
@@ -72,28 +73,128 @@ def select(exercises, which):
     return chosen
 
 
+GREEK = {name: chr(code) for name, code in [
+    ("alpha", 0x3B1), ("beta", 0x3B2), ("gamma", 0x3B3), ("delta", 0x3B4), ("epsilon", 0x3B5),
+    ("varepsilon", 0x3B5), ("zeta", 0x3B6), ("eta", 0x3B7), ("theta", 0x3B8), ("iota", 0x3B9),
+    ("kappa", 0x3BA), ("lambda", 0x3BB), ("mu", 0x3BC), ("nu", 0x3BD), ("xi", 0x3BE), ("pi", 0x3C0),
+    ("rho", 0x3C1), ("sigma", 0x3C3), ("tau", 0x3C4), ("phi", 0x3C6), ("varphi", 0x3C6), ("chi", 0x3C7),
+    ("psi", 0x3C8), ("omega", 0x3C9), ("Gamma", 0x393), ("Delta", 0x394), ("Theta", 0x398),
+    ("Lambda", 0x39B), ("Pi", 0x3A0), ("Sigma", 0x3A3), ("Phi", 0x3A6), ("Psi", 0x3A8), ("Omega", 0x3A9)]}
+SYMBOLS = {"partial": "∂", "sum": "Σ", "prod": "Π", "infty": "∞", "le": "≤", "leq": "≤", "ge": "≥",
+           "geq": "≥", "ne": "≠", "neq": "≠", "cdot": "·", "times": "×", "pm": "±", "approx": "≈",
+           "to": "→", "rightarrow": "→", "leftarrow": "←", "mapsto": "↦", "in": "∈", "lceil": "⌈",
+           "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋", "dots": "…", "ldots": "…", "cdots": "…",
+           "nabla": "∇", "langle": "⟨", "rangle": "⟩", "quad": "  ", "qquad": "  ", ",": " ", ";": " ",
+           ":": " ", "!": "", "left": "", "right": "", "_": "_", "%": "%", "{": "(", "}": ")", "|": "‖"}
+SUPERSCRIPT = dict(zip("0123456789+-=()niTt", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵀᵗ"))
+SUBSCRIPT = dict(zip("0123456789+-=()aeijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"))
+TEX_ARGUMENT = r"(\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|[^\s{}\\])"
+
+
+def _group(text):
+    return text[1:-1] if text.startswith("{") and text.endswith("}") else text
+
+
+def _script(marker, body, table):
+    body = tex_text(_group(body))
+    if body and all(c in table for c in body):
+        return "".join(table[c] for c in body)
+    return marker + (body if len(body) == 1 or body.isalnum() else f"({body})")
+
+
+def tex_text(tex):
+    """TeX math as plain text a terminal shows: Greek letters and symbols in Unicode,
+    superscripts and subscripts where Unicode has them, fractions and roots written out, no
+    backslash or grouping brace left."""
+    t = tex
+    for _ in range(4):  # nested \frac and \sqrt, from the inside out
+        t = re.sub(r"\\[td]?frac" + TEX_ARGUMENT + TEX_ARGUMENT,
+                   lambda m: f"{_wrap(tex_text(_group(m.group(1))))}/{_wrap(tex_text(_group(m.group(2))))}", t)
+        t = re.sub(r"\\sqrt" + TEX_ARGUMENT, lambda m: "√" + _wrap(tex_text(_group(m.group(1)))), t)
+        t = re.sub(r"\\(?:text|mathrm|mathbf|mathit|operatorname)\s*\{([^{}]*)\}",
+                   lambda m: m.group(1).replace("\\_", "_"), t)
+        t = re.sub(r"\\hat\s*" + TEX_ARGUMENT, lambda m: tex_text(_group(m.group(1))) + "\u0302", t)
+    t = re.sub(r"\\([A-Za-z]+)", lambda m: GREEK.get(m.group(1), SYMBOLS.get(m.group(1), m.group(1))), t)
+    t = re.sub(r"\\([,;:!_%{}|])", lambda m: SYMBOLS[m.group(1)], t)
+    t = re.sub(r"\^" + TEX_ARGUMENT, lambda m: _script("^", m.group(1), SUPERSCRIPT), t)
+    t = re.sub(r"_" + TEX_ARGUMENT, lambda m: _script("_", m.group(1), SUBSCRIPT), t)
+    return t.replace("{", "").replace("}", "")
+
+
+def _wrap(text):
+    return text if re.fullmatch(r"[\w.√²³ᵀ]+", text) else f"({text})"
+
+
 def plain(rst):
-    """reST prose as plain text for the terminal: roles and literals unwrapped, paragraphs
-    rewrapped."""
-    text = re.sub(r":[a-z:]+:`([^`]*)`", r"\1", rst)
+    """reST prose as plain text for the terminal: math as readable text (``tex_text``), roles
+    and literals unwrapped, paragraphs rewrapped."""
+    text = re.sub(r":math:`([^`]*)`", lambda m: tex_text(m.group(1)), rst)
+    text = re.sub(r":[a-z:]+:`([^`]*)`", r"\1", text)
     text = re.sub(r"``([^`]*)``", r"\1", text)
     paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text) if p.strip()]
     return "\n\n".join(textwrap.fill(p, 88) for p in paragraphs)
 
 
+@dataclass
+class Failure:
+    """A failing test in doctest's report: its name, the lines of its first failing
+    expectation (what was checked, the values, the messages), and whether it failed only
+    because something threw."""
+    test: str
+    lines: list
+    threw: bool = False
+
+    @property
+    def text(self):
+        return "\n".join(self.lines)
+
+
+@dataclass
+class Report:
+    """doctest's report of one run: ``summary`` is (test cases, passed, failed), or None when
+    the run did not get to its summary (a crash); ``failures`` are the failing tests in the
+    order they ran."""
+    summary: tuple = None
+    failures: list = field(default_factory=list)
+
+
+FAILURE = re.compile(r"^(?:.*?:\d+: )?(?:FATAL )?ERROR: (.*)$")
+SUMMARY = re.compile(r"test cases:\s*(\d+)\s*\|\s*(\d+) passed\s*\|\s*(\d+) failed")
+
+
+def report(output):
+    """doctest's console report (run with ``--no-colors``), read into a ``Report``."""
+    result = Report()
+    summary = SUMMARY.search(output)
+    if summary:
+        result.summary = tuple(int(g) for g in summary.groups())
+    for section in re.split(r"^=+$", output, flags=re.M):
+        case = re.search(r"^TEST CASE:\s+(.*)$", section, flags=re.M)
+        if not case:
+            continue
+        blocks, current = [], None
+        for line in section[case.end():].splitlines():
+            m = FAILURE.match(line)
+            if m:
+                current = [m.group(1).strip()]
+                blocks.append(current)
+            elif current is not None and line.strip():
+                current.append(line.strip())
+            else:
+                current = None
+        if blocks:
+            threw = all("THREW exception" in b[0] for b in blocks)
+            result.failures.append(Failure(case.group(1).strip(), blocks[0], threw))
+    return result
+
+
 def first_failure(output):
     """The first failing expectation in doctest's report: (the test's name, [lines saying
-    where, what and the values])."""
+    what was checked, the values and the messages])."""
+    failures = report(output).failures
+    if failures:
+        return failures[0].test, failures[0].lines
     lines = output.splitlines()
-    for i, line in enumerate(lines):
-        if "ERROR:" in line or "FATAL ERROR" in line or "THREW exception" in line:
-            case = next((l.split("TEST CASE:", 1)[1].strip() for l in reversed(lines[:i]) if "TEST CASE:" in l), "")
-            detail = [line.split("ERROR:", 1)[-1].strip()]
-            for follow in lines[i + 1:i + 8]:
-                if not follow.strip() or follow.startswith("====") or "TEST CASE:" in follow:
-                    break
-                detail.append(follow.strip())
-            return case, detail
     return "", [lines[-1] if lines else "no output"]
 
 
@@ -156,7 +257,8 @@ def chapter_section(env, chapter):
              f"Check your answers on your own machine. ``tools/exercise start {chapter[:2]}`` puts a starter "
              f"file for each exercise into ``exercises/{chapter}/`` in your clone; edit it, and "
              f"``tools/exercise check {chapter[:2]}`` builds it against the tests shown here and says which "
-             f"pass, with the first failing expectation of those that do not. ``tools/exercise watch "
+             f"pass; for one that does not, it shows each failing test's first failing check and, when "
+             f"the failures point to a mistake learners often make, a hint about it. ``tools/exercise watch "
              f"{chapter[:2]}`` checks again on every save, ``tools/exercise hint {chapter[:2]}.1`` prints the "
              f"first exercise's hint, and ``tools/exercise solution {chapter[:2]}.1`` shows its reference "
              f"solution once your answer passes.", ""]
@@ -182,5 +284,31 @@ def chapter_section(env, chapter):
                 lines += code(block) + ["", ".. raw:: html", "", "   </details>", ""]
             else:
                 lines += code(block)
+        catalogue = os.path.join(os.path.dirname(path), "mistakes.toml")
+        if os.path.exists(catalogue):
+            env.note_dependency(catalogue)
+        lines += mistakes_folded(catalogue, index)
         lines += ["", f"Check your answer: ``tools/exercise check {label}``.", ""]
     return lines
+
+
+def mistakes_folded(catalogue, index):
+    """The names of exercise ``index``'s catalogued mistakes, in a closed box: what its tests
+    are proven to catch, without the wrong code or the hint."""
+    from litgrad_book import mistakes  # mistakes reads exercises' reports: imported here, not above
+
+    names = [m["name"] for m in mistakes.load(catalogue) if m["exercise"] == index]
+    if not names:
+        return []
+    lines = ["", ".. raw:: html", "", '   <details class="litgrad-fold litgrad-mistakes"><summary>'
+             f'The {len(names)} mistakes its tests are proven to catch</summary>', "",
+             "Each is a wrong answer learners write, kept in ``mistakes.toml`` beside the exercise; the build "
+             "checks that the tests reject every one, and ``tools/exercise check`` names the one your "
+             "failures point to.", ""]
+    lines += [f"* {rst_text(n)}" for n in names]
+    return lines + ["", ".. raw:: html", "", "   </details>", ""]
+
+
+def rst_text(text):
+    """Text as reST shows it literally."""
+    return re.sub(r"([\\`*_|<>\[\]:])", r"\\\1", str(text))
