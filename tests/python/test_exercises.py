@@ -88,8 +88,15 @@ TEST CASE:  the test that throws
 /src/x.cpp:30: ERROR: test case THREW exception: matmul: [2,3] @ [2,3]: inner sizes 3 and 2 differ
 
 ===============================================================================
-[doctest] test cases: 4 | 1 passed | 3 failed | 0 skipped
-[doctest] assertions: 4 | 1 passed | 3 failed |
+/src/x.cpp:40:
+TEST CASE:  it does not throw
+
+/src/x.cpp:42: ERROR: CHECK_NOTHROW( one = collapse(layers) ) THREW exception: "matmul: [5,3] @ [4,5]"
+  logged: a product of shapes that do not fit: the weights multiplied in the wrong order
+
+===============================================================================
+[doctest] test cases: 5 | 1 passed | 4 failed | 0 skipped
+[doctest] assertions: 5 | 1 passed | 4 failed |
 [doctest] Status: FAILURE!
 """
 
@@ -128,10 +135,10 @@ class Reports(unittest.TestCase):
 
     def test_every_failing_test_is_read_with_its_first_failure_and_whether_it_only_threw(self):
         r = exercises.report(THREW)
-        self.assertEqual(r.summary, (4, 1, 3))
+        self.assertEqual(r.summary, (5, 1, 4))
         self.assertEqual([(f.test, f.threw) for f in r.failures],
                          [("the sum is right", True), ("a mask for every length", False),
-                          ("the test that throws", True)])
+                          ("the test that throws", True), ("it does not throw", False)])
         self.assertEqual(r.failures[1].lines[-1], "entry (0, 0) is -inf where 0 belongs")
         self.assertIn("off-by-one mask", r.failures[1].text)
 
@@ -139,7 +146,7 @@ class Reports(unittest.TestCase):
         self.assertIsNone(exercises.report(THREW.split("[doctest]")[0]).summary)
 
     def test_a_failing_test_is_shown_as_values_and_messages_without_doctests_boilerplate(self):
-        first, mask, threw = exercises.report(THREW).failures
+        first, mask, threw, nothrow = exercises.report(THREW).failures
         self.assertEqual(exercise_tool.failure_lines(mask), ["this points to an off-by-one mask", "length 1",
                                                              "entry (0, 0) is -inf where 0 belongs"])
         self.assertEqual(exercise_tool.failure_lines(first),

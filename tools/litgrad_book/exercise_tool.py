@@ -122,7 +122,7 @@ def build(targets, what):
     """Builds ``targets``; (ok, output). A build that takes a while (the library, the first
     time) says what it is doing, with its progress, rather than sitting silent."""
     command = ["cmake", "--build", BUILD, "--parallel", str(os.cpu_count() or 1), "--target", *targets]
-    started, shown, lines = time.time(), False, []
+    started, shown, lines, decile = time.time(), False, [], -1
     tty = sys.stdout.isatty()
     with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as p:
         for line in p.stdout:
@@ -136,7 +136,8 @@ def build(targets, what):
             step = f"   {m.group(1):>3}%  {m.group(2) or m.group(3)}"
             if tty:
                 print("\r" + step.ljust(70)[:70], end="", flush=True)
-            elif int(m.group(1)) % 10 == 0:
+            elif int(m.group(1)) // 10 != decile:
+                decile = int(m.group(1)) // 10
                 print(step, flush=True)
     if shown:
         print(("\r" if tty else "") + f"   built in {time.time() - started:.0f} s".ljust(70), flush=True)

@@ -139,7 +139,7 @@ def plain(rst):
 class Failure:
     """A failing test in doctest's report: its name, the lines of its first failing
     expectation (what was checked, the values, the messages), and whether it failed only
-    because something threw."""
+    because something threw that no check expected (``escaped``)."""
     test: str
     lines: list
     threw: bool = False
@@ -160,6 +160,12 @@ class Report:
 
 FAILURE = re.compile(r"^(?:.*?:\d+: )?(?:FATAL )?ERROR: (.*)$")
 SUMMARY = re.compile(r"test cases:\s*(\d+)\s*\|\s*(\d+) passed\s*\|\s*(\d+) failed")
+
+
+def escaped(line):
+    """Whether a failure line is an exception the test did not expect, rather than a failed
+    check: a CHECK_NOTHROW that caught one is a check the test made."""
+    return "THREW exception" in line and not re.match(r"^(CHECK|REQUIRE|WARN)_NOTHROW\(", line)
 
 
 def report(output):
@@ -183,7 +189,7 @@ def report(output):
             else:
                 current = None
         if blocks:
-            threw = all("THREW exception" in b[0] for b in blocks)
+            threw = all(escaped(b[0]) for b in blocks)
             result.failures.append(Failure(case.group(1).strip(), blocks[0], threw))
     return result
 

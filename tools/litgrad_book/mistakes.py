@@ -57,7 +57,7 @@ def parse(data, where):
     for ordinal, m in enumerate(found):
         label = f"{where}: mistake {ordinal + 1} ({m.get('name', 'unnamed')!r})"
         for key, kind in FIELDS.items():
-            if not isinstance(m.get(key), kind) or (kind is str and not m[key].strip()):
+            if not isinstance(m.get(key), kind) or (kind is str and key != "replace" and not m[key].strip()):
                 raise CatalogueError(f"{label}: '{key}' must be a {'number' if kind is int else 'text'}")
         extra = set(m) - set(FIELDS)
         if extra:
