@@ -103,6 +103,20 @@ inline Agreement compare(const std::vector<double>& yours,
 }
 }  // namespace detail
 
+// What `describe(arguments...)` says, or "" if it throws: a message about an answer must
+// never be what stops a test. Call it before the checks and hand its text to INFO, rather
+// than calling it inside INFO, which runs its argument only when a check fails, from
+// inside doctest's reporter (where an exception or a failed check of its own has nowhere
+// to go).
+template <class Describe, class... Arguments>
+std::string quietly(Describe describe, const Arguments&... arguments) {
+  try {
+    return describe(arguments...);
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
 // Whether `yours` has the shape of `expected` and every element within `absolute` plus
 // `relative` times the expected element's size (both 0: equal bit for bit; NaN agrees
 // only with NaN).

@@ -96,7 +96,8 @@ TEST_CASE("the gradients are litgrad's for A [3,4], B [4,2], to 1e-13") {
   sum(matmul(A, B) * G).backward();
   const auto mine = yours_for(A.detach(), B.detach(), G);
   REQUIRE(mine);
-  INFO(shape_problem(*mine, A, B));
+  const std::string why = exercise::quietly(shape_problem, *mine, A, B);
+  INFO(why);
   REQUIRE(mine->a.shape() == A.shape());
   REQUIRE(mine->b.shape() == B.shape());
   CHECK_MESSAGE(exercise::agrees(mine->a, A.grad(), 1e-13),

@@ -70,7 +70,8 @@ TEST_CASE(
   CHECK(net.hidden.out_features <= 3);
   REQUIRE(net.output.in_features == net.hidden.out_features);
   REQUIRE(net.output.out_features == 1);
-  INFO(parity_problem(net));
+  const std::string why = exercise::quietly(parity_problem, net);
+  INFO(why);
   for (int corner = 0; corner < 8; ++corner) {
     const double a = corner & 1, b = (corner >> 1) & 1, c = (corner >> 2) & 1;
     const double y = net.output(relu(net.hidden(tensor({a, b, c}, {1, 3})))).item();

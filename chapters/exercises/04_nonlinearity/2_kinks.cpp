@@ -94,7 +94,8 @@ std::string kinks_problem() {
 
 TEST_CASE(
     "the handmade network bends at -1, 0.25 and 0.5 inside (-2, 1), and nowhere else") {
-  INFO(kinks_problem());
+  const std::string why = exercise::quietly(kinks_problem);
+  INFO(why);
   const TwoLayers net = handmade();
   CHECK(kinks_in(net.hidden, net.output, -2, 1) == std::vector<double>{-1, 0.25, 0.5});
 }
@@ -102,7 +103,8 @@ TEST_CASE(
 TEST_CASE(
     "for a random network, the slope is constant between your points and changes "
     "across each") {
-  INFO(kinks_problem());
+  const std::string why = exercise::quietly(kinks_problem);
+  INFO(why);
   Generator gen(8);
   const TwoLayers net{nn::Linear(1, 12, true, gen), nn::Linear(12, 1, true, gen)};
   const std::vector<double> k = kinks_in(net.hidden, net.output, -1, 1);
