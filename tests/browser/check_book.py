@@ -225,7 +225,7 @@ def check_chapter_desktop(driver, check, base, source, book, shots):
               Array.from(s.querySelectorAll('details.litgrad-hint')).map(d => d.open), s.innerText,
               Array.from(s.querySelectorAll('details.litgrad-mistakes')).map(
                 d => [d.open, Array.from(d.querySelectorAll('li')).map(li => li.textContent.trim())]),
-              s.textContent];""")
+              Array.from(s.querySelectorAll('details.litgrad-mistakes')).map(d => d.textContent).join(' ')];""")
     if exercises:
         titles = [reader.read(p, "exercise").title for p in exercises]
         leaked = [os.path.basename(p) for p in exercises if solution_shown(p, shown[2] if shown else "")]
@@ -240,13 +240,14 @@ def check_chapter_desktop(driver, check, base, source, book, shots):
         expected = [names for names in expected if names]
         listed = [[n.replace("’", "'").replace("“", '"').replace("”", '"') for n in names]
                   for _, names in shown[3]] if shown else None
+        folded = " ".join(shown[4].split()) if shown else ""
         wrong_code = [m["name"] for m in catalogue
-                      if any(len(l.strip()) > 24 and " ".join(l.split()) in " ".join(shown[4].split())
-                             for l in m["replace"].splitlines())] if shown else []
+                      if any(len(l.strip()) > 24 and " ".join(l.split()) in folded for l in m["replace"].splitlines())
+                      or " ".join(m["hint"].split())[:40] in folded.replace("’", "'")]
         check(f"{prefix} the mistakes each exercise's tests catch, by name, folded, without their code",
               listed == expected and not any(o for o, _ in shown[3]) and not wrong_code,
               f"listed {listed}, expected {expected}; open: {[o for o, _ in shown[3]] if shown else None}; "
-              f"code shown for: {wrong_code}")
+              f"code or hint shown for: {wrong_code}")
     else:
         check(f"{prefix} no exercises, and no Exercises section", shown is None)
 

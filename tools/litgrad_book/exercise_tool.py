@@ -173,7 +173,9 @@ def failure_lines(failure):
             out.append(f"{expression.group(1)}:  {shown}" if COMPARISON.search(expression.group(1)) else shown)
         lines = lines[2:]
     for line in lines:
-        out.append(line[len("logged: "):] if line.startswith("logged: ") else line)
+        line = line[len("logged:"):].strip() if line.startswith("logged:") else line
+        if line:  # an INFO with nothing to say prints an empty "logged:"
+            out.append(line)
     return out[:SHOWN_PER_TEST]
 
 

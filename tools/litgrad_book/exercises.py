@@ -194,16 +194,6 @@ def report(output):
     return result
 
 
-def first_failure(output):
-    """The first failing expectation in doctest's report: (the test's name, [lines saying
-    what was checked, the values and the messages])."""
-    failures = report(output).failures
-    if failures:
-        return failures[0].test, failures[0].lines
-    lines = output.splitlines()
-    return "", [lines[-1] if lines else "no output"]
-
-
 def folder_problems(root, chapters):
     """What is wrong with the exercise folders of ``chapters`` (their paths), one line each: a
     chapter with fewer than two or more than four exercises; an exercise without its starter,

@@ -53,21 +53,21 @@ std::string mistake_behind() {
   const Tensor mask = causal_mask(4);
   if (mask.shape() != Shape{4, 4}) return "";
   bool diagonal_hidden = false, past_hidden = false, future_seen = false;
-  bool future_finite = false;  // a finite nonzero number where -inf belongs
+  bool future_one = false;  // 1 where -inf belongs, as a boolean mask converted gives
   for (std::int64_t i = 0; i < 4; ++i)
     for (std::int64_t j = 0; j < 4; ++j) {
       const double got = mask.at({i, j});
       diagonal_hidden |= i == j && got != 0;
       past_hidden |= j < i && got != 0;
       future_seen |= j > i && got == 0;
-      future_finite |= j > i && std::isfinite(got) && got != 0;
+      future_one |= j > i && got == 1;
     }
-  if (diagonal_hidden && !past_hidden && !future_seen && !future_finite)
+  if (diagonal_hidden && !past_hidden && !future_seen && !future_one)
     return "no position may see itself, and row 0 sees nothing at all: this points to "
            "an off-by-one mask";
-  if (future_finite && !diagonal_hidden && !past_hidden)
-    return "a finite number only shifts a later position's score, which keeps some "
-           "weight: this points to a boolean mask added as numbers";
+  if (future_one && !diagonal_hidden && !past_hidden)
+    return "1 above the diagonal only raises a later position's score, which keeps "
+           "its weight: this points to a boolean mask added as numbers";
   if (diagonal_hidden && past_hidden && future_seen)
     return "the past is hidden and the future seen: this points to the mask's values "
            "swapped";
