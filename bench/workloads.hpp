@@ -26,7 +26,7 @@ struct LitgradAttention {
     using namespace litgrad;
     mha.zero_grad();
     x.zero_grad();
-    sum(mha(x, x, x, {}, false, mask).output * r).backward();
+    sum(mha(x, x, x, {}, false, mask, true, /*is_causal=*/true).output * r).backward();
   }
 };
 
@@ -58,7 +58,7 @@ struct LitgradBlock {
     using namespace litgrad;
     block.zero_grad();
     x.zero_grad();
-    sum(block(x, mask) * r).backward();
+    sum(block(x, mask, {}, /*is_causal=*/true) * r).backward();
   }
 };
 

@@ -522,8 +522,8 @@ struct AttentionOnly : nn::Module {
     Tensor x = token(tokens) + position(arange(kLength).to(DType::Int64));
     const Tensor mask = generate_square_subsequent_mask(kLength);
     for (std::size_t l = 0; l < layers.size(); ++l) {
-      const auto a = layers.at<nn::MultiheadAttention>(l)(x, x, x, Tensor(),
-                                                          weights != nullptr, mask);
+      const auto a = layers.at<nn::MultiheadAttention>(l)(
+          x, x, x, Tensor(), weights != nullptr, mask, true, /*is_causal=*/true);
       if (weights) weights->push_back(a.weights);
       x = x + a.output;
     }

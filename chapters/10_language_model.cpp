@@ -311,7 +311,7 @@ struct LanguageModel : nn::Module {
         const Tensor n = block.norm1(x);
         *last_weights = block.self_attn(n, n, n, Tensor(), true, mask, false).weights;
       }
-      x = block(x, mask);
+      x = block(x, mask, Tensor(), /*is_causal=*/true);
     }
     return readout(norm(x));
   }

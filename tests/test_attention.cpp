@@ -164,6 +164,36 @@ TEST_CASE("a query whose every key is masked gets NaN weights and output, and th
   CHECK(std::isfinite(w.at({0, 0, 0})));
 }
 
+TEST_CASE("is_causal, given with the causal mask, changes no bit of MultiheadAttention or TransformerEncoderLayer, "
+          "forward or backward, with or without a padding mask") {
+  // The hint turns the mask into a structure the kernels use to skip the hidden scores; the
+  // numbers must be those of the mask itself, Bool or float, and with padding merged in.
+  Generator gen(23);
+  nn::MultiheadAttention mha(8, 2, {}, gen);
+  nn::TransformerEncoderLayerOptions o;
+  o.dim_feedforward = 16, o.dropout = 0, o.norm_first = true;
+  nn::TransformerEncoderLayer layer(8, 2, o, gen);
+  const std::int64_t L = 40, N = 2;  // past one 32-row block of the products
+  const Tensor causal = generate_square_subsequent_mask(L), causal_bool = causal < 0.0;
+  Tensor padding = full({N, L}, 0, DType::Bool);
+  padding.data()[L + L - 1] = 1;  // the last key of the second sequence
+  for (const Tensor& pad : {Tensor(), padding}) {
+    for (const Tensor& mask : {causal, causal_bool}) {
+      const Tensor x = randn({L, N, 8}, gen).requires_grad_(), x2 = x.detach().requires_grad_();
+      const auto hinted = mha(x, x, x, pad, true, mask, true, /*is_causal=*/true);
+      const auto plain = mha(x2, x2, x2, pad, true, mask, true);
+      const Tensor r = randn({L, N, 8}, gen);
+      sum(hinted.output * r).backward();
+      sum(plain.output * r).backward();
+      CHECK(hinted.output.to_vector() == plain.output.to_vector());
+      CHECK(hinted.weights.to_vector() == plain.weights.to_vector());
+      CHECK(x.grad().to_vector() == x2.grad().to_vector());
+      const Tensor y = randn({L, N, 8}, gen);
+      CHECK(layer(y, mask, pad, /*is_causal=*/true).to_vector() == layer(y, mask, pad).to_vector());
+    }
+  }
+}
+
 TEST_CASE("MultiheadAttention names the expected and the actual shape for every misuse") {
   Generator gen(7);
   CHECK_THROWS_WITH_AS(nn::MultiheadAttention(10, 3), "MultiheadAttention: embed_dim 10 is not divisible by num_heads 3", ValueError);

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include <litgrad/detail/exp.hpp>
+#include <litgrad/kernels/exp.hpp>
 #include <litgrad/litgrad.hpp>
 
 #include "helpers.hpp"
@@ -176,7 +176,7 @@ TEST_CASE("max returns the values and the first position of each maximum, and a 
 }
 
 TEST_CASE("softmax's exponential is within two units in the last place of std::exp, for every double") {
-  // Derivation (detail/exp.hpp has the method). Each term of Horner's rule enters the result
+  // Derivation (kernels/exp.hpp has the method). Each term of Horner's rule enters the result
   // multiplied by |r|^i/i! <= 0.35^i/i!, so its rounding errors come from the last two steps:
   // the last (1 + r q) rounds once, 0.5 ulp; q's own error and the rounding of r q enter through
   // r q, at most 0.42 of the result, so under 0.42 x 1.5 = 0.63 ulp; all earlier steps together
@@ -193,14 +193,14 @@ TEST_CASE("softmax's exponential is within two units in the last place of std::e
     // Thirds: the whole range (overflow above 709.78, subnormals below -708.4, 0 below -745.13),
     // softmax's own range x - max <= 0, and small arguments.
     const double u = gen.uniform(), x = i % 3 == 0 ? -746 + 1456 * u : i % 3 == 1 ? -40 * u : -1 + 2 * u;
-    worst = std::max(worst, ulps_apart(detail::vector_exp(x), std::exp(x)));
+    worst = std::max(worst, ulps_apart(kernels::vector_exp(x), std::exp(x)));
   }
   CHECK(worst < 2.0);
   for (const double x : {0.0, -0.0, 709.79, 1e300, -745.14, -1e300})
-    CHECK(detail::vector_exp(x) == std::exp(x));  // 1, overflow to inf, underflow to 0
-  CHECK(detail::vector_exp(INFINITY) == INFINITY);
-  CHECK(detail::vector_exp(-INFINITY) == 0.0);  // a masked score's weight is exactly 0
-  CHECK(std::isnan(detail::vector_exp(NAN)));
+    CHECK(kernels::vector_exp(x) == std::exp(x));  // 1, overflow to inf, underflow to 0
+  CHECK(kernels::vector_exp(INFINITY) == INFINITY);
+  CHECK(kernels::vector_exp(-INFINITY) == 0.0);  // a masked score's weight is exactly 0
+  CHECK(std::isnan(kernels::vector_exp(NAN)));
 }
 
 TEST_CASE("softmax rows are probability distributions") {

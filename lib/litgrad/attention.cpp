@@ -3,12 +3,13 @@
 #include <cmath>
 
 #include "litgrad/detail/attention_weights.hpp"
-#include "litgrad/detail/broadcast.hpp"
+#include "litgrad/kernels/broadcast.hpp"
 #include "litgrad/detail/matmul_transposed.hpp"
 #include "litgrad/dropout.hpp"
 #include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
 #include "litgrad/matmul.hpp"
+#include "litgrad/reduction.hpp"
 #include "litgrad/reshaping.hpp"
 #include "litgrad/softmax.hpp"
 
@@ -17,10 +18,8 @@ namespace litgrad {
 namespace {
 // [L, S]: 0 where key j <= query i, -inf after (query i sees keys 0..i).
 Tensor causal_mask(std::int64_t L, std::int64_t S) {
-  Tensor mask = zeros({L, S});
-  for (std::int64_t i = 0; i < L; ++i)
-    for (std::int64_t j = i + 1; j < S; ++j) mask.data()[i * S + j] = -INFINITY;
-  return mask;
+  const Tensor later = arange(S) - reshape(arange(L), {L, 1}) > 0.0;  // j - i > 0: [L, S]
+  return masked_fill(zeros({L, S}), later, -INFINITY);
 }
 }  // namespace
 
@@ -49,25 +48,23 @@ AttentionOutput scaled_dot_product_attention(const Tensor& query, const Tensor& 
   if (attn_mask.defined() && attn_mask.dtype() == DType::Int64)
     throw ValueError(std::string(op) + ": attn_mask must be Bool or Float64, got Int64");
 
-  // The mask as numbers to add: Bool true ("may attend") -> 0, false -> -inf.
+  // The mask as numbers to add: Bool true ("may attend") -> 0, false -> -inf. A causal
+  // attention stays a structure, which the weights' kernels know how to use.
   Tensor additive;
-  if (is_causal) {
-    additive = causal_mask(query.size(-2), key.size(-2));
-  } else if (attn_mask.defined()) {
+  if (attn_mask.defined())
     additive = attn_mask.dtype() == DType::Bool ? masked_fill(zeros(attn_mask.shape()), logical_not(attn_mask), -INFINITY)
                                                 : attn_mask;
-  }
   // The scores are [..., L, S], the leading dimensions those of query and key broadcast.
   Shape scores_shape;
   try {
-    scores_shape = broadcast_shapes(op, detail::leading_dims(query.shape(), 2), detail::leading_dims(key.shape(), 2));
+    scores_shape = broadcast_shapes(op, kernels::leading_dims(query.shape(), 2), kernels::leading_dims(key.shape(), 2));
   } catch (const ShapeError&) {
     throw ShapeError(std::string(op) + ": the leading dimensions of query " + to_string(query.shape()) + " and key " +
                      to_string(key.shape()) + " do not broadcast");
   }
   scores_shape.push_back(query.size(-2));
   scores_shape.push_back(key.size(-2));
-  if (additive.defined()) {
+  if (additive.defined()) {  // (is_causal's mask fits by construction)
     bool fits;
     try {
       fits = broadcast_shapes(op, scores_shape, additive.shape()) == scores_shape;
@@ -78,18 +75,35 @@ AttentionOutput scaled_dot_product_attention(const Tensor& query, const Tensor& 
       throw ShapeError(std::string(op) + ": attn_mask of shape " + to_string(additive.shape()) +
                        " does not broadcast to the scores' shape " + to_string(scores_shape));
   }
-  // softmax(query / sqrt(E) keyᵀ + mask): as one fused operation where it applies (same
-  // numbers, a fraction of the memory traffic; see detail/attention_weights.hpp), otherwise as
-  // it reads.
+  return detail::attention(query, key, value, additive, is_causal, dropout_p, gen);
+}
+
+namespace detail {
+
+// query: [..., L, E]; key: [..., S, E]; value: [..., S, Ev]; mask: undefined or Float64, checked
+// to broadcast to [..., L, S]. output: [..., L, Ev]; weights: [..., L, S].
+AttentionOutput attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& mask,
+                          bool causal, double dropout_p, Generator& gen) {
+  // softmax(query / sqrt(E) keyᵀ + mask): as one operation where it applies (the same numbers,
+  // with a fraction of the memory traffic; see kernels/attention.hpp), otherwise as it reads.
   Tensor attention;
-  if (detail::attention_weights_fusable(query, key, additive)) {
-    attention = detail::attention_weights(query, key, additive);
+  if (attention_weights_fusable(query, key, mask)) {
+    attention = attention_weights(query, key, mask, causal);
   } else {  // keyᵀ is read in place, not copied
-    const Tensor scores = detail::matmul_transposed(query / std::sqrt(static_cast<double>(query.size(-1))), key);
-    attention = softmax(additive.defined() ? scores + additive : scores, -1);
+    const Tensor scores = matmul_transposed(query / std::sqrt(static_cast<double>(query.size(-1))), key);
+    Tensor masked = mask.defined() ? scores + mask : scores;
+    if (causal) masked = masked + causal_mask(query.size(-2), key.size(-2));
+    attention = softmax(masked, -1);
   }
   const Tensor weights = dropout(attention, dropout_p, dropout_p > 0, gen);
   return {matmul(weights, value), weights};
 }
+
+bool is_causal_mask(const Tensor& additive_mask) {
+  const std::int64_t L = additive_mask.size(-2), S = additive_mask.size(-1);
+  return sum(ne(additive_mask, causal_mask(L, S))).item() == 0.0;
+}
+
+}  // namespace detail
 
 }  // namespace litgrad

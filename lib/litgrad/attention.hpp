@@ -35,10 +35,11 @@ struct AttentionOutput {
 /// The weights are computed as one fused operation, a `[L, S]` matrix at a time, whenever query
 /// and key have the same leading dimensions and the mask needs no gradient; it does the
 /// arithmetic of the formula above in the same order, and a test requires the same bits.
-/// Under a causal mask it leaves work out without changing a bit: the scores that the mask
-/// hides are not computed (when query and key are finite, so that every hidden score is -inf),
-/// and the products `weights @ value` and those of the gradients leave out the terms whose
-/// weight is exactly zero (tests compare with the products that add every term).
+/// With \p is_causal it leaves work out without changing a bit: the scores the causal
+/// structure hides are not computed (when query and key are finite, so that every hidden score
+/// is -inf). A causal float mask passed as \p attn_mask gives the same numbers, computed in
+/// full. The products `weights @ value` and those of the gradients leave out the terms whose
+/// weight is exactly zero (the kernels' tests compare with the products that add every term).
 ///
 /// \code
 /// auto [out, w] = scaled_dot_product_attention(q, k, v);   // [B, L, E] x3 -> [B, L, E], [B, L, L]

@@ -2,6 +2,7 @@
 
 #include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/kernels/elementwise.hpp"
 
 namespace litgrad {
 
@@ -10,9 +11,8 @@ Tensor dropout(const Tensor& x, double p, bool training, Generator& gen) {
   if (!(p >= 0 && p <= 1)) throw ValueError("dropout: probability must be between 0 and 1, got " + std::to_string(p));
   if (!training || p == 0) return x;
   if (p == 1) return x * zeros(x.shape());  // everything dropped, as torch
-  Tensor keep = rand(x.shape(), gen);
-  double* k = keep.data();
-  for (std::int64_t i = 0, n = keep.numel(); i < n; ++i) k[i] = k[i] < p ? 0.0 : 1.0 / (1.0 - p);
+  Tensor keep = rand(x.shape(), gen);  // uniform in [0, 1): below p, dropped; kept ones scaled up
+  kernels::map(keep.numel(), keep.data(), keep.data(), [p](double u) { return u < p ? 0.0 : 1.0 / (1.0 - p); });
   return x * keep;
 }
 

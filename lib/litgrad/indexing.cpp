@@ -3,9 +3,12 @@
 #include <algorithm>
 
 #include "litgrad/detail/node.hpp"
+#include "litgrad/detail/scatter.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/reduction.hpp"
+#include "litgrad/kernels/copy.hpp"
 #include "litgrad/reshaping.hpp"
 
 namespace litgrad {
@@ -37,24 +40,20 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
   const std::int64_t m = (e - b + step - 1) / step;
   Shape out = x.shape();
   out[d] = m;
-  // Copies the picked positions between a full tensor (`full`) and a sliced one; with step 1
-  // each outer index's picked positions are one run.
-  auto copy_picked = [s, b, m, step](const double* from, double* to, bool from_full) {
-    const std::int64_t run = step == 1 ? m * s.inner : s.inner, runs = step == 1 ? 1 : m;
-    for (std::int64_t o = 0; o < s.outer; ++o)
-      for (std::int64_t j = 0; j < runs; ++j) {
-        const std::int64_t full = (o * s.n + b + j * step) * s.inner, sliced = (o * m + j) * s.inner;
-        std::copy_n(from + (from_full ? full : sliced), run, to + (from_full ? sliced : full));
-      }
-  };
   Tensor y = detail::uninitialized_tensor(out, x.dtype());
-  copy_picked(x.data(), y.data(), true);
+  kernels::slice(x.data(), s.outer, s.n, s.inner, b, m, step, y.data());
   const Shape in = x.shape();
-  return detail::record("slice", y, {x}, [in, copy_picked](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::empty_tensor(in);  // zeros where nothing was picked
-    copy_picked(g.data(), gx.data(), false);
-    return {gx};
-  });
+  return detail::record(
+      "slice", y, {x},
+      [in, s, b, m, step](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(in);  // zeros where nothing was picked
+        kernels::slice_backward(g.data(), s.outer, s.n, s.inner, b, m, step, gx.data());
+        return {gx};
+      },
+      [in, d, b, step](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {detail::unslice(g, in, d, b, step)};
+      },
+      detail::Saved::nothing());
 }
 
 Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index) {
@@ -83,36 +82,27 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
     if (i != d && index.shape()[i] > x.shape()[i])
       throw ShapeError("gather: index of shape " + to_string(index.shape()) + " is larger than the input " +
                        to_string(x.shape()) + " in dimension " + std::to_string(i));
-  const Split xs = split_at(x.shape(), d);
+  const std::int64_t n = x.shape()[d];
+  const std::int64_t bad = kernels::first_outside(index.data(), index.numel(), static_cast<double>(n));
+  if (bad >= 0)
+    throw IndexError("gather: index " + std::to_string(static_cast<std::int64_t>(index.data()[bad])) +
+                     " is out of range for dimension " + std::to_string(d) + " of size " + std::to_string(n));
   // Offsets into x for every element of index: the same position, but along d the index's value.
-  std::vector<std::int64_t> source(index.numel());
-  const std::int64_t nd = index.dim();
-  std::vector<std::int64_t> pos(nd, 0);
-  for (std::int64_t k = 0; k < index.numel(); ++k) {
-    const double v = index.data()[k];
-    if (v < 0 || v >= static_cast<double>(xs.n))
-      throw IndexError("gather: index " + std::to_string(static_cast<std::int64_t>(v)) + " is out of range for dimension " +
-                       std::to_string(d) + " of size " + std::to_string(xs.n));
-    std::int64_t off = 0;
-    for (std::int64_t i = 0; i < nd; ++i) off = off * x.shape()[i] + (i == d ? static_cast<std::int64_t>(v) : pos[i]);
-    source[k] = off;
-    for (std::int64_t i = nd - 1; i >= 0; --i) {
-      if (++pos[i] < index.shape()[i]) break;
-      pos[i] = 0;
-    }
-  }
-  Tensor y = detail::empty_tensor(index.shape());
-  const double* from = x.data();
-  double* to = y.data();
-  for (std::size_t k = 0; k < source.size(); ++k) to[k] = from[source[k]];
+  const std::vector<std::int64_t> source = kernels::gather_sources(x.shape(), d, index.data(), index.shape());
+  Tensor y = detail::uninitialized_tensor(index.shape());
+  kernels::take(x.data(), source, y.data());
   const Shape in = x.shape();
-  return detail::record("gather", y, {x}, [in, source](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::empty_tensor(in);
-    const double* gv = g.data();
-    double* gxv = gx.data();
-    for (std::size_t k = 0; k < source.size(); ++k) gxv[source[k]] += gv[k];  // scatter-add
-    return {gx};
-  });
+  return detail::record(
+      "gather", y, {x},
+      [in, source](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(in);
+        kernels::take_backward(g.data(), source, gx.data(), gx.numel());  // scatter-add
+        return {gx};
+      },
+      [in, d, index](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {detail::scatter_add(g, in, d, index)};
+      },
+      detail::Saved::nothing());
 }
 
 // tensors: [..., n_t, ...] equal elsewhere; result: [..., sum n_t, ...].
@@ -135,22 +125,27 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
     out[d] += t.shape()[d];
   }
   const Split so = split_at(out, d);
-  Tensor y = detail::empty_tensor(out, first.dtype());
+  Tensor y = detail::uninitialized_tensor(out, first.dtype());
   std::vector<std::int64_t> begin;  // where each input starts along d
   std::int64_t at = 0;
   for (const Tensor& t : tensors) {
     const std::int64_t n = t.shape()[d];
-    for (std::int64_t o = 0; o < so.outer; ++o)
-      std::copy_n(t.data() + o * n * so.inner, n * so.inner, y.data() + (o * so.n + at) * so.inner);
+    kernels::place(t.data(), so.outer, n, so.inner, y.data(), so.n, at);
     begin.push_back(at);
     at += n;
   }
   begin.push_back(at);
-  return detail::record("cat", y, tensors, [d, begin](const Tensor& g) -> std::vector<Tensor> {
-    std::vector<Tensor> grads;  // each input's gradient is its own stretch of g along d
+  // Each input's gradient is its own stretch of g along d: slices, which record themselves
+  // when the backward is recorded.
+  auto stretches = [d, begin](const Tensor& g) {
+    std::vector<Tensor> grads;
     for (std::size_t i = 0; i + 1 < begin.size(); ++i) grads.push_back(slice(g, d, begin[i], begin[i + 1]));
     return grads;
-  });
+  };
+  return detail::record(
+      "cat", y, tensors, stretches,
+      [stretches](const Tensor& g, const Tensor&, const std::vector<Tensor>&) { return stretches(g); },
+      detail::Saved::nothing());
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
@@ -176,35 +171,29 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
   const std::int64_t d = wrap_dim("index_select", dim, x.dim());
   const Split s = split_at(x.shape(), d);
   const std::int64_t m = index.numel();
-  std::vector<std::int64_t> rows(static_cast<std::size_t>(m));
-  for (std::int64_t j = 0; j < m; ++j) {
-    const double v = index.data()[j];
-    if (v < 0 || v >= static_cast<double>(s.n))
-      throw IndexError("index_select: index " + std::to_string(static_cast<std::int64_t>(v)) +
-                       " is out of range for dimension " + std::to_string(d) + " of size " + std::to_string(s.n) +
-                       " (shape " + to_string(x.shape()) + ")");
-    rows[static_cast<std::size_t>(j)] = static_cast<std::int64_t>(v);
-  }
+  const std::int64_t bad = kernels::first_outside(index.data(), m, static_cast<double>(s.n));
+  if (bad >= 0)
+    throw IndexError("index_select: index " + std::to_string(static_cast<std::int64_t>(index.data()[bad])) +
+                     " is out of range for dimension " + std::to_string(d) + " of size " + std::to_string(s.n) +
+                     " (shape " + to_string(x.shape()) + ")");
+  const std::vector<double> picked = index.to_vector();
+  const std::vector<std::int64_t> rows(picked.begin(), picked.end());
   Shape out = x.shape();
   out[d] = m;
   Tensor y = detail::uninitialized_tensor(out, x.dtype());
-  for (std::int64_t o = 0; o < s.outer; ++o)
-    for (std::int64_t j = 0; j < m; ++j)
-      std::copy_n(x.data() + (o * s.n + rows[static_cast<std::size_t>(j)]) * s.inner, s.inner,
-                  y.data() + (o * m + j) * s.inner);
+  kernels::index_rows(x.data(), s.outer, s.n, s.inner, rows, y.data());
   const Shape in = x.shape();
-  return detail::record("index_select", y, {x}, [in, s, m, rows](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::empty_tensor(in);  // zeros, then each picked row's gradient added
-    const double* gv = g.data();
-    double* gxv = gx.data();
-    for (std::int64_t o = 0; o < s.outer; ++o)
-      for (std::int64_t j = 0; j < m; ++j) {
-        double* to = gxv + (o * s.n + rows[static_cast<std::size_t>(j)]) * s.inner;
-        const double* from = gv + (o * m + j) * s.inner;
-        for (std::int64_t k = 0; k < s.inner; ++k) to[k] += from[k];
-      }
-    return {gx};
-  });
+  return detail::record(
+      "index_select", y, {x},
+      [in, s, rows](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(in);  // zeros, then each picked row's gradient added
+        kernels::index_rows_backward(g.data(), s.outer, s.n, s.inner, rows, gx.data());
+        return {gx};
+      },
+      [in, d, rows](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {detail::index_add(g, in, d, rows)};
+      },
+      detail::Saved::nothing());
 }
 
 std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& sizes, std::int64_t dim) {
@@ -245,46 +234,102 @@ std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim
   return split(x, std::max<std::int64_t>(1, (n + chunks - 1) / chunks), dim);
 }
 
+// ---------------------------------------------------------------------------------------------
+// The selections undone (detail/scatter.hpp): each the gradient of a selection, and
+// differentiable in its turn, its own gradient being that selection.
+
+namespace detail {
+
+// g: the slice's shape; result: `shape`.
+Tensor unslice(const Tensor& g, const Shape& shape, std::int64_t dim, std::int64_t start, std::int64_t step) {
+  const Split s = split_at(shape, dim);
+  const std::int64_t m = g.shape()[dim];
+  Tensor y = uninitialized_tensor(shape);
+  kernels::slice_backward(g.data(), s.outer, s.n, s.inner, start, m, step, y.data());
+  return record(
+      "unslice", y, {g},
+      [s, start, m, step, out = g.shape()](const Tensor& gy) -> std::vector<Tensor> {
+        Tensor gg = uninitialized_tensor(out);
+        kernels::slice(gy.data(), s.outer, s.n, s.inner, start, m, step, gg.data());
+        return {gg};
+      },
+      [dim, start, m, step](const Tensor& gy, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {slice(gy, dim, start, start + (m - 1) * step + 1, step)};
+      },
+      Saved::nothing());
+}
+
+// g: index's shape; result: `shape`.
+Tensor scatter_add(const Tensor& g, const Shape& shape, std::int64_t dim, const Tensor& index) {
+  const std::vector<std::int64_t> source = kernels::gather_sources(shape, dim, index.data(), index.shape());
+  Tensor y = uninitialized_tensor(shape);
+  kernels::take_backward(g.data(), source, y.data(), y.numel());
+  return record(
+      "scatter_add", y, {g},
+      [source, out = g.shape()](const Tensor& gy) -> std::vector<Tensor> {
+        Tensor gg = uninitialized_tensor(out);
+        kernels::take(gy.data(), source, gg.data());
+        return {gg};
+      },
+      [dim, index](const Tensor& gy, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {gather(gy, dim, index)};
+      },
+      Saved::nothing());
+}
+
+// g: [outer, rows.size(), inner] around dim; result: `shape`.
+Tensor index_add(const Tensor& g, const Shape& shape, std::int64_t dim, const std::vector<std::int64_t>& rows) {
+  const Split s = split_at(shape, dim);
+  Tensor y = uninitialized_tensor(shape);
+  kernels::index_rows_backward(g.data(), s.outer, s.n, s.inner, rows, y.data());
+  return record(
+      "index_add", y, {g},
+      [s, rows, out = g.shape()](const Tensor& gy) -> std::vector<Tensor> {
+        Tensor gg = uninitialized_tensor(out);
+        kernels::index_rows(gy.data(), s.outer, s.n, s.inner, rows, gg.data());
+        return {gg};
+      },
+      [dim, rows](const Tensor& gy, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        const std::vector<double> picked(rows.begin(), rows.end());
+        return {index_select(gy, dim, tensor(picked, {static_cast<std::int64_t>(rows.size())}, DType::Int64))};
+      },
+      Saved::nothing());
+}
+
+}  // namespace detail
+
 namespace {
-// x with the entries of its last two dimensions where keep(i, j) fails set to exactly 0.
+// x with the entries (i, j) of its last two dimensions where keep(j - i) fails set to exactly 0.
 template <class Keep>
 Tensor triangle(const char* op, const Tensor& x, Keep keep) {
   if (x.dim() < 2) throw ShapeError(std::string(op) + ": needs at least 2 dimensions, got shape " + to_string(x.shape()));
-  const std::int64_t rows = x.size(-2), cols = x.size(-1);
-  Tensor mask = detail::empty_tensor({rows, cols}, DType::Bool);
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j) mask.data()[i * cols + j] = keep(i, j) ? 1.0 : 0.0;
-  return where(mask, x, zeros({}));
+  const Tensor i = reshape(arange(x.size(-2)), {-1, 1}), j = arange(x.size(-1));  // [rows, 1], [cols]
+  return where(keep(j - i), x, zeros({}));  // j - i: [rows, cols], whole numbers, exact
 }
 }  // namespace
 
 Tensor tril(const Tensor& x, std::int64_t diagonal) {
-  return triangle("tril", x, [diagonal](std::int64_t i, std::int64_t j) { return j - i <= diagonal; });
+  return triangle("tril", x, [diagonal](const Tensor& offset) { return offset <= static_cast<double>(diagonal); });
 }
 
 Tensor triu(const Tensor& x, std::int64_t diagonal) {
-  return triangle("triu", x, [diagonal](std::int64_t i, std::int64_t j) { return j - i >= diagonal; });
+  return triangle("triu", x, [diagonal](const Tensor& offset) { return offset >= static_cast<double>(diagonal); });
 }
 
 // indices: shape S, Int64; result: S + [C], Int64, with result[..., indices[...]] = 1.
 Tensor one_hot(const Tensor& indices, std::int64_t num_classes) {
   if (indices.dtype() != DType::Int64)
     throw ValueError("one_hot: indices must be an Int64 tensor, got " + std::string(to_string(indices.dtype())));
-  const double* iv = indices.data();
   if (num_classes < 0) {
     if (indices.numel() == 0) throw ValueError("one_hot: cannot infer num_classes from an empty tensor");
-    num_classes = static_cast<std::int64_t>(*std::max_element(iv, iv + indices.numel())) + 1;
+    num_classes = static_cast<std::int64_t>(max(indices).item()) + 1;
   }
-  Shape out = indices.shape();
-  out.push_back(num_classes);
-  Tensor y = detail::empty_tensor(out, DType::Int64);
-  for (std::int64_t k = 0; k < indices.numel(); ++k) {
-    if (iv[k] < 0 || iv[k] >= static_cast<double>(num_classes))
-      throw IndexError("one_hot: index " + std::to_string(static_cast<std::int64_t>(iv[k])) + " is out of range for " +
-                       std::to_string(num_classes) + " classes");
-    y.data()[k * num_classes + static_cast<std::int64_t>(iv[k])] = 1.0;
-  }
-  return y;
+  const std::int64_t bad = kernels::first_outside(indices.data(), indices.numel(), static_cast<double>(num_classes));
+  if (bad >= 0)
+    throw IndexError("one_hot: index " + std::to_string(static_cast<std::int64_t>(indices.data()[bad])) +
+                     " is out of range for " + std::to_string(num_classes) + " classes");
+  // [..., 1] against [C]: 1 where the class is the index.
+  return to(eq(unsqueeze(indices, -1), arange(num_classes)), DType::Int64);
 }
 
 }  // namespace litgrad

@@ -1,4 +1,5 @@
-// Both losses are derived from primitive operations, so their gradients need no code of their own.
+// The losses. mse_loss and cross_entropy are derived from primitive operations, so their
+// gradients need no code of their own; binary_cross_entropy_with_logits has its own, stabler one.
 
 #include "litgrad/loss.hpp"
 
@@ -10,6 +11,8 @@
 #include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
 #include "litgrad/indexing.hpp"
+#include "litgrad/kernels/copy.hpp"
+#include "litgrad/kernels/elementwise.hpp"
 #include "litgrad/reduction.hpp"
 #include "litgrad/reshaping.hpp"
 #include "litgrad/softmax.hpp"
@@ -55,18 +58,14 @@ Rows class_rows(const char* op, const Tensor& input, const Tensor& target, std::
   r.single = single;
   r.scores = single ? unsqueeze(input, 0) : input;
   const std::int64_t C = r.scores.size(1), N = r.scores.size(0);
-  Tensor classes = detail::empty_tensor({N, 1}, DType::Int64), counts = detail::empty_tensor({N, 1}, DType::Bool);
-  for (std::int64_t i = 0; i < N; ++i) {
-    const double c = target.data()[i];
-    if (c == static_cast<double>(ignore_index)) continue;  // class 0, not counted
-    if (c < 0 || c >= static_cast<double>(C))
-      throw IndexError(std::string(op) + ": target class " + std::to_string(static_cast<long long>(c)) +
-                       " is out of range for " + std::to_string(C) + " classes");
-    classes.data()[i] = c;
-    counts.data()[i] = 1;
-  }
-  r.classes = classes;
-  r.counts = counts;
+  const Tensor ignored = reshape(eq(target, scalar_tensor(static_cast<double>(ignore_index))), {N, 1});
+  const Tensor classes = where(ignored, zeros({}), reshape(target, {N, 1}));  // ignored rows: class 0
+  const std::int64_t bad = kernels::first_outside(classes.data(), N, static_cast<double>(C));
+  if (bad >= 0)
+    throw IndexError(std::string(op) + ": target class " + std::to_string(static_cast<long long>(classes.data()[bad])) +
+                     " is out of range for " + std::to_string(C) + " classes");
+  r.classes = to(classes, DType::Int64);
+  r.counts = logical_not(ignored);
   return r;
 }
 
@@ -133,21 +132,26 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   if (input.shape() != target.shape())
     throw ShapeError("binary_cross_entropy_with_logits: input of shape " + to_string(input.shape()) +
                      " and target of shape " + to_string(target.shape()) + " differ");
-  Tensor losses = detail::uninitialized_tensor(input.shape());
-  const double *x = input.data(), *t = target.data();
-  for (std::int64_t i = 0, n = input.numel(); i < n; ++i)
-    losses.data()[i] = std::max(x[i], 0.0) - x[i] * t[i] + std::log1p(std::exp(-std::fabs(x[i])));
+  const Shape& shape = input.shape();
+  Tensor losses = detail::uninitialized_tensor(shape);
+  kernels::zip(shape, input.data(), shape, target.data(), shape, losses.data(),
+               [](double x, double t) { return std::max(x, 0.0) - x * t + std::log1p(std::exp(-std::fabs(x))); });
   losses = detail::record("binary_cross_entropy_with_logits", losses, {input, target},
                           [input, target](const Tensor& g) -> std::vector<Tensor> {
-                            Tensor gx = detail::uninitialized_tensor(input.shape()), gt = detail::uninitialized_tensor(input.shape());
-                            const double *x = input.data(), *t = target.data(), *gv = g.data();
-                            for (std::int64_t i = 0, n = input.numel(); i < n; ++i) {
-                              const double s = x[i] >= 0 ? 1 / (1 + std::exp(-x[i])) : std::exp(x[i]) / (1 + std::exp(x[i]));
-                              gx.data()[i] = gv[i] * (s - t[i]);
-                              gt.data()[i] = -gv[i] * x[i];
-                            }
+                            const Shape& shape = input.shape();
+                            Tensor gx = detail::empty_tensor(shape), gt = detail::empty_tensor(shape);
+                            // dloss/dx = sigmoid(x) - t, with sigmoid computed without overflow
+                            kernels::zip_backward<0>(shape, input.data(), shape, target.data(), shape, g.data(),
+                                                     gx.data(), [](double x, double t, double g) {
+                                                       const double s = x >= 0 ? 1 / (1 + std::exp(-x))
+                                                                               : std::exp(x) / (1 + std::exp(x));
+                                                       return g * (s - t);
+                                                     });
+                            kernels::zip_backward<1>(shape, input.data(), shape, target.data(), shape, g.data(),
+                                                     gt.data(), [](double x, double, double g) { return -g * x; });
                             return {gx, gt};
-                          });
+                          },
+                          nullptr, detail::Saved::only_inputs());
   return reduce(losses, reduction);
 }
 

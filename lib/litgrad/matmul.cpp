@@ -1,64 +1,34 @@
 // matmul: batched and broadcast matrix products and their gradients. The arithmetic of each
-// single product is detail::MatrixProduct's (detail/matrix_product.hpp).
+// product is the kernels' (kernels/product.hpp).
 
 #include "litgrad/matmul.hpp"
 
 #include <algorithm>
 #include <vector>
 
-#include "litgrad/detail/broadcast.hpp"
 #include "litgrad/detail/matmul_transposed.hpp"
-#include "litgrad/detail/matrix_product.hpp"
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/kernels/copy.hpp"
+#include "litgrad/kernels/product.hpp"
+#include "litgrad/kernels/reduce.hpp"
 #include "litgrad/reshaping.hpp"
 
 namespace litgrad {
 
 namespace {
 
-using detail::MatrixProduct;
-
-Shape batch_of(const Tensor& t) { return detail::leading_dims(t.shape(), 2); }
+Shape batch_of(const Tensor& t) { return kernels::leading_dims(t.shape(), 2); }
 std::int64_t rows(const Tensor& t) { return t.shape()[t.dim() - 2]; }
 std::int64_t cols(const Tensor& t) { return t.shape()[t.dim() - 1]; }
 
-// C = the sum, over every index of `batch`, of op(A[a]) op(B[b]) placed in C[c], where op
-// transposes when asked and the batch shapes of C, A and B each broadcast to `batch`. Summing
-// into C is what sums a gradient over the batch dimensions its operand was broadcast along.
-// When each of C's matrices gets one product, or one product sums them all, C is written
-// directly; otherwise it is zeroed and the products added. C need not be initialised, unless
-// `accumulate`: then the products are added to what C holds (a bias, say).
-// A: [..., r, c], B: [..., r, c], C: [..., n, m] with n, m the sizes of the product.
+// C += or = the products of A's and B's matrices over `batch` (kernels/product.hpp): C, A and
+// B are tensors of shape [..., rows, cols] whose batch dimensions broadcast to `batch`.
 void batched_gemm(const Shape& batch, Tensor& C, const Tensor& A, bool ta, const Tensor& B, bool tb,
                   bool accumulate = false) {
-  const Shape cb = batch_of(C), ab = batch_of(A), bb = batch_of(B);
-  const std::int64_t n = rows(C), m = cols(C), k = ta ? rows(A) : cols(A), count = numel(batch);
-  if (numel(C.shape()) == 0) return;  // no elements (and empty data may be null)
-  if (count == 0) {  // a sum of no products (one of no terms, k = 0, is MatrixProduct's)
-    if (!accumulate) std::fill(C.data(), C.data() + numel(C.shape()), 0.0);
-    return;
-  }
-  // One matrix shared by the whole batch (a Linear layer's weight, say): stack the batch's
-  // matrices into one tall product instead of many small ones.
-  if (count > 1 && numel(bb) == 1 && !ta && ab == batch && cb == batch) {  // C_i = A_i B for all i
-    MatrixProduct(count * n, k, m, !accumulate)
-        .add(C.data(), A.data(), count * rows(A), cols(A), false, B.data(), rows(B), cols(B), tb);
-    return;
-  }
-  if (count > 1 && numel(cb) == 1 && ta && !tb && ab == batch && bb == batch) {  // C = sum_i A_iᵀ B_i
-    MatrixProduct(n, count * rows(A), m, !accumulate)
-        .add(C.data(), A.data(), count * rows(A), cols(A), true, B.data(), count * rows(B), cols(B), false);
-    return;
-  }
-  const bool once = cb == batch;  // each of C's matrices gets exactly one product
-  if (!once && !accumulate) std::fill(C.data(), C.data() + numel(C.shape()), 0.0);
-  MatrixProduct multiply(n, k, m, /*overwrite=*/once && !accumulate);
-  const std::int64_t cs = n * m, as = rows(A) * cols(A), bs = rows(B) * cols(B);
-  detail::for_each_broadcast<3>(batch, {&cb, &ab, &bb}, [&](std::int64_t, const auto& o) {
-    multiply.add(C.data() + o[0] * cs, A.data() + o[1] * as, rows(A), cols(A), ta, B.data() + o[2] * bs, rows(B), cols(B), tb);
-  });
+  kernels::batched_product(batch, C.data(), batch_of(C), rows(C), cols(C), A.data(), batch_of(A), rows(A), cols(A), ta,
+                           B.data(), batch_of(B), rows(B), cols(B), tb, accumulate);
 }
 
 // a: [..., n, k], b: [..., k, m] (or [..., m, k] read transposed when b_transposed), both at
@@ -81,12 +51,7 @@ Tensor product(const Tensor& a, const Tensor& b, bool b_transposed, const Tensor
   out.push_back(rows(a));
   out.push_back(m);
   Tensor y = detail::uninitialized_tensor(out);
-  if (bias.defined()) {
-    const double* bv = bias.data();
-    double* yv = y.data();
-    for (std::int64_t i = 0, count = numel(out) / std::max<std::int64_t>(m, 1); i < count; ++i)
-      for (std::int64_t j = 0; j < m; ++j) yv[i * m + j] = bv[j];
-  }
+  if (bias.defined()) kernels::expand(bias.data(), bias.shape(), y.data(), out);  // the bias in every row
   batched_gemm(batch, y, a, false, b, b_transposed, /*accumulate=*/bias.defined());
   // y = a b  =>  da = g bᵀ, db = aᵀ g;  y = a bᵀ  =>  da = g b, db = gᵀ a.  Each is summed over
   // the batch dimensions its operand was broadcast along (batched_gemm sums them).
@@ -102,17 +67,29 @@ Tensor product(const Tensor& a, const Tensor& b, bool b_transposed, const Tensor
       if (b_transposed) batched_gemm(batch, grads[1], g, true, a, false);
       else batched_gemm(batch, grads[1], a, true, g, false);
     }
-    if (bias.defined() && bias.requires_grad()) {
+    if (bias.defined() && bias.requires_grad()) {  // the sum of g's rows: a running total per column
       const std::int64_t m = bias.numel();
-      grads[2] = detail::empty_tensor(bias.shape());  // zeros
-      double* gb = grads[2].data();
-      const double* gv = g.data();
-      for (std::int64_t i = 0, count = g.numel() / std::max<std::int64_t>(m, 1); i < count; ++i)
-        for (std::int64_t j = 0; j < m; ++j) gb[j] += gv[i * m + j];
+      grads[2] = detail::uninitialized_tensor(bias.shape());
+      kernels::sum(g.data(), kernels::sum_layout({g.numel() / std::max<std::int64_t>(m, 1), m}, {true, false}),
+                   grads[2].data());
     }
     return grads;
   };
-  return bias.defined() ? detail::record("linear", y, {a, b, bias}, backward) : detail::record("matmul", y, {a, b}, backward);
+  // The same, as operations (for a backward that records itself).
+  auto graph_backward = [b_transposed](const Tensor& g, const Tensor&, const std::vector<Tensor>& in) {
+    const Tensor &a = in[0], &b = in[1];
+    std::vector<Tensor> grads(in.size());
+    if (a.requires_grad())
+      grads[0] = detail::sum_to(matmul(g, b_transposed ? b : transpose(b, -2, -1)), a.shape());
+    if (b.requires_grad())
+      grads[1] = detail::sum_to(b_transposed ? matmul(transpose(g, -2, -1), a) : matmul(transpose(a, -2, -1), g),
+                                b.shape());
+    if (in.size() == 3 && in[2].requires_grad()) grads[2] = detail::sum_to(g, in[2].shape());
+    return grads;
+  };
+  const detail::Saved saved{0b011u, false};  // a and b, not the bias or the output
+  return bias.defined() ? detail::record("linear", y, {a, b, bias}, backward, graph_backward, saved)
+                        : detail::record("matmul", y, {a, b}, backward, graph_backward, saved);
 }
 
 }  // namespace

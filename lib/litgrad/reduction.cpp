@@ -3,38 +3,17 @@
 #include <algorithm>
 #include <cmath>
 
-#include "litgrad/detail/broadcast.hpp"
-#include "litgrad/detail/lane_sum.hpp"
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/autograd.hpp"
 #include "litgrad/elementwise.hpp"
 #include "litgrad/indexing.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/kernels/copy.hpp"
+#include "litgrad/kernels/reduce.hpp"
 #include "litgrad/reshaping.hpp"
 
 namespace litgrad {
-
-namespace {
-
-// The shape as [outer, n, inner] with the summed dimensions making up n, when they sit together
-// (dimensions of size 1 may be on either side of the boundaries); n = 0 when they do not.
-struct Block {
-  std::int64_t outer = 1, n = 1, inner = 1;
-};
-Block summed_block(const Shape& shape, const std::vector<bool>& reduced) {
-  Block b;
-  int part = 0;  // 0: before the summed dimensions, 1: among them, 2: after them
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 1) continue;
-    if (reduced[i] && part == 2) return {1, 0, 1};  // a second run of summed dimensions
-    part = reduced[i] ? 1 : (part == 0 ? 0 : 2);
-    (part == 0 ? b.outer : part == 1 ? b.n : b.inner) *= shape[i];
-  }
-  return b;
-}
-
-}  // namespace
 
 // x: [s_0, ..., s_{n-1}]; result: x's shape with each summed dimension set to 1 (keepdim) or
 // removed. An empty dims list sums over everything, as torch's sum(dim=[]).
@@ -51,45 +30,22 @@ Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
     if (reduced[i]) kept[i] = 1;
     if (!reduced[i] || keepdim) out.push_back(kept[i]);
   }
-  // Every element of x adds into the element of the kept-shape result that broadcasts onto it.
-  // When the summed dimensions are the last ones (a full sum, a sum over rows), each result
-  // sums one contiguous run, in eight lanes (detail/lane_sum.hpp).
-  Tensor y = detail::empty_tensor(kept);
-  double* yv = y.data();
-  const double* xv = x.data();
-  std::size_t first_reduced = reduced.size();
-  while (first_reduced > 0 && reduced[first_reduced - 1]) --first_reduced;
-  const bool suffix = std::find(reduced.begin(), reduced.begin() + first_reduced, true) == reduced.begin() + first_reduced;
-  const Block block = summed_block(x.shape(), reduced);
-  if (suffix && x.numel() > 0) {
-    const std::int64_t run = x.numel() / y.numel();
-    for (std::int64_t o = 0, n = y.numel(); o < n; ++o)
-      yv[o] = detail::lane_sum(run, [&](std::int64_t j) { return xv[o * run + j]; });
-  } else if (block.n > 0) {  // each result's sum in a register, its terms in the same order
-    for (std::int64_t o = 0; o < block.outer; ++o)
-      for (std::int64_t k = 0; k < block.inner; ++k) {
-        double total = 0.0;
-        for (std::int64_t j = 0; j < block.n; ++j) total += xv[(o * block.n + j) * block.inner + k];
-        yv[o * block.inner + k] = total;
-      }
-  } else {
-    detail::for_each_broadcast<1>(x.shape(), {&kept}, [&](std::int64_t i, const auto& o) { yv[o[0]] += xv[i]; });
-  }
-  const Shape in = x.shape();
-  return detail::record("sum", detail::share_storage(y, out), {x}, [in, kept, block](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::uninitialized_tensor(in);  // each element of x receives the gradient of its sum
-    double* gxv = gx.data();
-    const double* gv = g.data();
-    if (block.n > 0)
-      detail::with_short_width(block.inner, [&](auto inner) {
-        for (std::int64_t o = 0; o < block.outer; ++o)
-          for (std::int64_t j = 0; j < block.n; ++j)
-            for (std::int64_t k = 0; k < inner; ++k) gxv[(o * block.n + j) * inner + k] = gv[o * inner + k];
-      });
-    else
-      detail::for_each_broadcast<1>(in, {&kept}, [&](std::int64_t i, const auto& o) { gxv[i] = gv[o[0]]; });
-    return {gx};
-  });
+  // Each result adds the elements of x that broadcast onto it, in the order kernels/reduce.hpp
+  // gives (eight lanes when they are contiguous, otherwise a running total).
+  const kernels::SumLayout layout = kernels::sum_layout(x.shape(), reduced);
+  Tensor y = detail::uninitialized_tensor(kept);
+  kernels::sum(x.data(), layout, y.data());
+  return detail::record(
+      "sum", detail::share_storage(y, out), {x},
+      [layout](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(layout.shape);  // each element of x receives the gradient of its sum
+        kernels::sum_backward(g.data(), layout, gx.data());
+        return {gx};
+      },
+      [layout](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {expand(reshape(g, layout.kept), layout.shape)};
+      },
+      detail::Saved::nothing());
 }
 
 Tensor sum(const Tensor& x) { return sum(x, {}, false); }
@@ -117,30 +73,17 @@ MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim) {
                      to_string(x.shape()) + ")");
   Shape out = kept;
   if (!keepdim && x.dim() > 0) out.erase(out.begin() + d);
-  Tensor values = detail::empty_tensor(out), indices = detail::empty_tensor(out, DType::Int64);
-  const double* xv = x.data();
-  double *vv = values.data(), *iv = indices.data();
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t k = 0; k < inner; ++k) {
-      const double* row = xv + o * n * inner + k;
-      std::int64_t best = 0;
-      for (std::int64_t j = 1; j < n && !std::isnan(row[best * inner]); ++j)
-        if (row[j * inner] > row[best * inner] || std::isnan(row[j * inner])) best = j;  // NaN wins
-      vv[o * inner + k] = row[best * inner];
-      iv[o * inner + k] = static_cast<double>(best);
-    }
+  Tensor values = detail::uninitialized_tensor(out), indices = detail::uninitialized_tensor(out, DType::Int64);
+  kernels::max_along(x.data(), outer, n, inner, values.data(), indices.data());
   const Shape in = x.shape();
-  Tensor v = detail::record("max", values, {x}, [in, indices, outer, n, inner](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::empty_tensor(in);  // the gradient goes to the position that won
-    const double *iv = indices.data(), *gv = g.data();
-    double* gxv = gx.data();
-    for (std::int64_t o = 0; o < outer; ++o)
-      for (std::int64_t k = 0; k < inner; ++k) {
-        const auto j = static_cast<std::int64_t>(iv[o * inner + k]);
-        gxv[(o * n + j) * inner + k] += gv[o * inner + k];
-      }
-    return {gx};
-  });
+  Tensor v = detail::record(
+      "max", values, {x},
+      [in, indices, outer, n, inner](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(in);  // the gradient goes to the position that won
+        kernels::max_along_backward(g.data(), indices.data(), outer, n, inner, gx.data());
+        return {gx};
+      },
+      nullptr, detail::Saved::nothing());
   return {v, indices};
 }
 
@@ -223,7 +166,7 @@ Tensor norm(const Tensor& x, double p, const std::vector<std::int64_t>& dims, bo
   }
   const Shape out = sum(zeros_like(x), reduced, keepdim).shape();
   Tensor y = detail::uninitialized_tensor(out);
-  std::copy_n(kept.data(), kept.numel(), y.data());
+  kernels::copy(kept.data(), kept.numel(), y.data());
   return detail::record("norm", y, {x}, [x, kept, p, reduced](const Tensor& g) -> std::vector<Tensor> {
     const Tensor gk = reshape(g, kept.shape());  // broadcasts against x
     const Tensor sign = where(gt(x, scalar_tensor(0)), ones_like(x),
@@ -256,24 +199,8 @@ MaxResult topk(const Tensor& x, std::int64_t k, std::int64_t dim, bool largest, 
   for (std::int64_t i = d + 1; i < static_cast<std::int64_t>(shape.size()); ++i) inner *= shape[i];
   Shape out = shape;
   out[d] = k;
-  Tensor indices = detail::empty_tensor(out, DType::Int64);
-  const double* xv = x.data();
-  double* iv = indices.data();
-  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t c = 0; c < inner; ++c) {
-      const double* slice = xv + o * n * inner + c;
-      for (std::int64_t j = 0; j < n; ++j) order[static_cast<std::size_t>(j)] = j;
-      // NaN ranks above every number, as in torch; ties keep their order along the dimension.
-      const auto before = [&](std::int64_t a, std::int64_t b) {
-        const double va = slice[a * inner], vb = slice[b * inner];
-        if (std::isnan(va) || std::isnan(vb)) return std::isnan(va) && !std::isnan(vb) ? largest : !std::isnan(va) && std::isnan(vb) ? !largest : false;
-        return largest ? va > vb : va < vb;
-      };
-      std::stable_sort(order.begin(), order.end(), before);
-      if (!sorted) std::sort(order.begin(), order.begin() + k);
-      for (std::int64_t j = 0; j < k; ++j) iv[(o * k + j) * inner + c] = static_cast<double>(order[static_cast<std::size_t>(j)]);
-    }
+  Tensor indices = detail::uninitialized_tensor(out, DType::Int64);
+  kernels::top_positions(x.data(), outer, n, inner, k, largest, sorted, indices.data());
   const Tensor source = x.dim() == 0 ? reshape(x, {1}) : x;
   Tensor values = gather(source, d, indices);
   if (x.dim() == 0) return {reshape(values, {}), reshape(indices, {})};

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "litgrad/detail/broadcast.hpp"
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/kernels/copy.hpp"
 
 namespace litgrad {
 
@@ -29,8 +29,10 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
     throw ShapeError("reshape: cannot reshape " + to_string(x.shape()) + " (" + std::to_string(x.numel()) +
                      " elements) into " + to_string(shape) + " (" + std::to_string(numel(out)) + " elements)");
   const Shape in = x.shape();
-  return detail::record("reshape", detail::share_storage(x, out), {x},
-                        [in](const Tensor& g) -> std::vector<Tensor> { return {reshape(g, in)}; });
+  auto back = [in](const Tensor& g) -> std::vector<Tensor> { return {reshape(g, in)}; };
+  return detail::record(
+      "reshape", detail::share_storage(x, out), {x}, back,
+      [back](const Tensor& g, const Tensor&, const std::vector<Tensor>&) { return back(g); }, detail::Saved::nothing());
 }
 
 Tensor unsqueeze(const Tensor& x, std::int64_t dim) {
@@ -63,41 +65,15 @@ Tensor permute(const Tensor& x, const std::vector<std::int64_t>& dims) {
   }
   Shape out(n);
   for (std::int64_t i = 0; i < n; ++i) out[i] = x.shape()[p[i]];
-  // Input strides read in the output's order: walking the output row-major visits the input
-  // element at sum(index[i] * in_stride[p[i]]).
-  std::vector<std::int64_t> in_stride(n, 1), stride(n);
-  for (std::int64_t i = n - 1; i > 0; --i) in_stride[i - 1] = in_stride[i] * x.shape()[i];
-  for (std::int64_t i = 0; i < n; ++i) stride[i] = in_stride[p[i]];
   Tensor y = detail::uninitialized_tensor(out);
-  // When the last dimension stays last, whole rows move together: copy them as blocks. The
-  // innermost of the other dimensions is a plain loop (`line` blocks `step` apart in x), and an
-  // odometer walks the rest.
-  const std::int64_t block = n > 0 && p[n - 1] == n - 1 ? out[n - 1] : 1;
-  const std::int64_t outer_dims = block > 1 ? n - 1 : n;
-  const std::int64_t line = outer_dims > 0 ? out[outer_dims - 1] : 1, step = outer_dims > 0 ? stride[outer_dims - 1] : 0;
-  std::vector<std::int64_t> index(n, 0);
-  std::int64_t offset = 0;
-  const double* from = x.data();
-  double* to = y.data();
-  const std::int64_t total = y.numel();
-  for (std::int64_t i = 0; i < total; i += block * line) {
-    for (std::int64_t r = 0; r < line; ++r) {
-      const double* src = from + offset + r * step;
-      double* dst = to + i + r * block;
-      for (std::int64_t j = 0; j < block; ++j) dst[j] = src[j];  // short rows: no memmove call
-    }
-    for (std::int64_t d = outer_dims - 2; d >= 0; --d) {
-      offset += stride[d];
-      if (++index[d] < out[d]) break;
-      offset -= stride[d] * out[d];
-      index[d] = 0;
-    }
-  }
+  kernels::permute(x.data(), x.shape(), p, y.data());
   std::vector<std::int64_t> inverse(n);
   for (std::int64_t i = 0; i < n; ++i) inverse[p[i]] = i;
-  return detail::record("permute", y, {x}, [inverse](const Tensor& g) -> std::vector<Tensor> {
-    return {permute(g, inverse)};  // undoing the permutation is the permutation by its inverse
-  });
+  // Undoing the permutation is the permutation by its inverse.
+  auto back = [inverse](const Tensor& g) -> std::vector<Tensor> { return {permute(g, inverse)}; };
+  return detail::record(
+      "permute", y, {x}, back,
+      [back](const Tensor& g, const Tensor&, const std::vector<Tensor>&) { return back(g); }, detail::Saved::nothing());
 }
 
 Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1) {
@@ -139,17 +115,19 @@ Tensor expand(const Tensor& x, const Shape& sizes) {
   if (broadcast_shapes("expand", x.shape(), out) != out)
     throw ShapeError("expand: shape " + to_string(x.shape()) + " does not broadcast to " + to_string(sizes));
   Tensor y = detail::uninitialized_tensor(out, x.dtype());
-  const double* xv = x.data();
-  double* yv = y.data();
-  detail::for_each_broadcast<1>(out, {&x.shape()}, [&](std::int64_t i, const auto& o) { yv[i] = xv[o[0]]; });
+  kernels::expand(x.data(), x.shape(), y.data(), out);
   const Shape in = x.shape();
-  return detail::record("expand", y, {x}, [in, out](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::empty_tensor(in);
-    const double* gv = g.data();
-    double* gxv = gx.data();
-    detail::for_each_broadcast<1>(out, {&in}, [&](std::int64_t i, const auto& o) { gxv[o[0]] += gv[i]; });
-    return {gx};
-  });
+  return detail::record(
+      "expand", y, {x},
+      [in, out](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(in);
+        kernels::expand_backward(g.data(), out, gx.data(), in);
+        return {gx};
+      },
+      [in](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {detail::sum_to(g, in)};
+      },
+      detail::Saved::nothing());
 }
 
 // x: [d0, ..., dk]; result: [r0·d0, ..., rk·dk] (after leading repeats). y[i] = x[i mod d, per
@@ -165,26 +143,18 @@ Tensor repeat(const Tensor& x, const std::vector<std::int64_t>& repeats) {
     if (repeats[i] < 0) throw ValueError("repeat: repeats must be non-negative, got " + std::to_string(repeats[i]));
     out[i] = in[i] * repeats[i];
   }
-  // The source of every element of the result, row-major.
-  std::vector<std::int64_t> source(static_cast<std::size_t>(numel(out)));
-  std::vector<std::int64_t> index(static_cast<std::size_t>(n), 0);
-  for (std::size_t k = 0; k < source.size(); ++k) {
-    std::int64_t off = 0;
-    for (std::int64_t i = 0; i < n; ++i) off = off * in[i] + index[i] % in[i];
-    source[k] = off;
-    for (std::int64_t i = n - 1; i >= 0; --i) {
-      if (++index[i] < out[i]) break;
-      index[i] = 0;
-    }
-  }
+  const std::vector<std::int64_t> source = kernels::repeat_sources(in, out);  // of every element
   Tensor y = detail::uninitialized_tensor(out, x.dtype());
-  for (std::size_t k = 0; k < source.size(); ++k) y.data()[k] = x.data()[source[k]];
+  kernels::take(x.data(), source, y.data());
   const Shape shape = x.shape();
-  return detail::record("repeat", y, {x}, [shape, source](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::empty_tensor(shape);
-    for (std::size_t k = 0; k < source.size(); ++k) gx.data()[source[k]] += g.data()[k];
-    return {gx};
-  });
+  return detail::record(
+      "repeat", y, {x},
+      [shape, source](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(shape);
+        kernels::take_backward(g.data(), source, gx.data(), gx.numel());
+        return {gx};
+      },
+      nullptr, detail::Saved::nothing());
 }
 
 }  // namespace litgrad

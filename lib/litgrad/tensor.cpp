@@ -10,6 +10,8 @@
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/kernels/copy.hpp"
+#include "litgrad/kernels/elementwise.hpp"
 #include "litgrad/reshaping.hpp"
 
 namespace litgrad {
@@ -26,9 +28,9 @@ const char* to_string(DType dtype) {
 namespace detail {
 
 namespace {
-// A tensor with no history over `storage`, under `shape` (its record from the recycled blocks).
+// A tensor with no history over `storage`, under `shape`.
 Tensor tensor_over(std::shared_ptr<Storage> storage, const Shape& shape, DType dtype) {
-  auto impl = std::allocate_shared<TensorImpl>(RecyclingAllocator<TensorImpl>());
+  auto impl = kernels::make_shared<TensorImpl>();
   impl->storage = std::move(storage);
   impl->shape = shape;
   impl->dtype = dtype;
@@ -39,9 +41,7 @@ Tensor make_tensor(const Shape& shape, DType dtype, bool zero) {
   for (auto s : shape)
     if (s < 0) throw ValueError("tensor: negative size in shape " + to_string(shape));
   const auto n = static_cast<std::size_t>(litgrad::numel(shape));
-  const RecyclingAllocator<Storage> blocks;
-  return tensor_over(zero ? std::allocate_shared<Storage>(blocks, n, 0.0) : std::allocate_shared<Storage>(blocks, n),
-                     shape, dtype);
+  return tensor_over(zero ? kernels::make_shared<Storage>(n, 0.0) : kernels::make_shared<Storage>(n), shape, dtype);
 }
 }  // namespace
 
@@ -77,27 +77,6 @@ DType Tensor::dtype() const { return impl().dtype; }
 const double* Tensor::data() const { return impl().storage->data(); }
 double* Tensor::data() { return impl().storage->data(); }
 std::vector<double> Tensor::to_vector() const { return {data(), data() + numel()}; }
-
-Tensor& Tensor::copy_(const Tensor& src) {
-  if (is_grad_enabled() && (requires_grad() || src.requires_grad()))
-    throw AutogradError(std::string("copy_: ") + (requires_grad() ? "the destination" : "the source") +
-                        " requires grad and gradients are being recorded; copy_ is not recorded, so "
-                        "write parameters inside a NoGradGuard (torch refuses in-place writes to leaves "
-                        "that require grad for the same reason)");
-  // Broadcasting to a given shape: compared from the right, each source size is 1 or equal.
-  const Shape& from = src.shape();
-  bool fits = from.size() <= shape().size();
-  for (std::size_t k = 1; fits && k <= from.size(); ++k) {
-    const std::int64_t have = from[from.size() - k], want = shape()[shape().size() - k];
-    fits = have == want || have == 1;
-  }
-  if (!fits)
-    throw ShapeError("copy_: the source's shape " + to_string(from) + " does not broadcast to " +
-                     to_string(shape()));
-  const Tensor values = litgrad::to(litgrad::expand(src, shape()), dtype());
-  std::copy(values.data(), values.data() + values.numel(), data());
-  return *this;
-}
 
 double Tensor::item() const {
   if (numel() != 1)
@@ -137,11 +116,11 @@ Tensor& Tensor::requires_grad_(bool on) {
 
 bool Tensor::is_leaf() const { return impl().grad_fn == nullptr; }
 Tensor Tensor::grad() const {
-  if (!is_leaf())
+  if (!is_leaf() && !impl().retains_grad)
     throw AutogradError("grad: this tensor was made by " + grad_fn() + ", so it is not a leaf, and backward() "
-                        "keeps gradients only for leaves (tensors made directly, with requires_grad_()); torch "
-                        "returns None here with a warning. To see an intermediate gradient, make the value a leaf "
-                        "with detach().requires_grad_() and compute from that");
+                        "keeps gradients only for leaves (tensors made directly, with requires_grad_()) and for "
+                        "tensors asked to with retain_grad(); torch returns None here with a warning. Call "
+                        "retain_grad() on it before backward(), or use autograd::grad()");
   return impl().grad;
 }
 
@@ -251,15 +230,11 @@ Tensor eye(std::int64_t n) {
 }
 
 Tensor to(const Tensor& x, DType dtype) {
-  Tensor t = detail::empty_tensor(x.shape(), dtype);
-  const double* from = x.data();
-  double* into = t.data();
-  for (std::int64_t i = 0, n = x.numel(); i < n; ++i) {
-    const double v = from[i];
-    if (dtype == DType::Int64 && !std::isfinite(v))
-      throw ValueError("to: cannot convert " + std::to_string(v) + " to Int64");
-    into[i] = dtype == DType::Bool ? (v != 0.0) : dtype == DType::Int64 ? std::trunc(v) : v;
-  }
+  Tensor t = detail::uninitialized_tensor(x.shape(), dtype);
+  kernels::map(x.numel(), x.data(), t.data(), [dtype](double v) {
+    if (dtype == DType::Int64 && !std::isfinite(v)) throw ValueError("to: cannot convert " + std::to_string(v) + " to Int64");
+    return dtype == DType::Bool ? (v != 0.0) : dtype == DType::Int64 ? std::trunc(v) : v;
+  });
   return t;
 }
 

@@ -4,7 +4,11 @@
 
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
+#include "litgrad/detail/scatter.hpp"
+#include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/reshaping.hpp"
+#include "litgrad/kernels/copy.hpp"
 
 namespace litgrad::nn {
 
@@ -26,29 +30,29 @@ Tensor embedding(const Tensor& ids, const Tensor& weight, std::optional<std::int
   if (weight.dim() != 2) throw ValueError("embedding: weight must be 2-D [V, D], got shape " + to_string(weight.shape()));
   const std::int64_t V = weight.size(0), D = weight.size(1), n = ids.numel();
   const std::int64_t pad = padding_idx ? checked_padding("embedding", *padding_idx, V) : -1;
-  std::vector<std::int64_t> rows(static_cast<std::size_t>(n));
-  for (std::int64_t k = 0; k < n; ++k) {
-    const double v = ids.data()[k];
-    if (v < 0 || v >= static_cast<double>(V))
-      throw IndexError("embedding: id " + std::to_string(static_cast<std::int64_t>(v)) + " is out of range for " +
-                       std::to_string(V) + " embeddings");
-    rows[static_cast<std::size_t>(k)] = static_cast<std::int64_t>(v);
-  }
+  const std::int64_t bad = kernels::first_outside(ids.data(), n, static_cast<double>(V));
+  if (bad >= 0)
+    throw IndexError("embedding: id " + std::to_string(static_cast<std::int64_t>(ids.data()[bad])) +
+                     " is out of range for " + std::to_string(V) + " embeddings");
+  const std::vector<double> picked = ids.to_vector();
+  const std::vector<std::int64_t> rows(picked.begin(), picked.end());
   Shape out = ids.shape();
   out.push_back(D);
   Tensor y = detail::uninitialized_tensor(out);
-  for (std::int64_t k = 0; k < n; ++k)
-    std::copy_n(weight.data() + rows[static_cast<std::size_t>(k)] * D, D, y.data() + k * D);
-  return detail::record("embedding", y, {weight}, [rows, V, D, pad](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gw = detail::empty_tensor({V, D});
-    const double* gv = g.data();
-    double* gwv = gw.data();
-    for (std::size_t k = 0; k < rows.size(); ++k) {
-      if (rows[k] == pad) continue;  // the padding row learns nothing
-      for (std::int64_t j = 0; j < D; ++j) gwv[rows[k] * D + j] += gv[static_cast<std::int64_t>(k) * D + j];
-    }
-    return {gw};
-  });
+  kernels::index_rows(weight.data(), 1, V, D, rows, y.data());
+  return detail::record(
+      "embedding", y, {weight},
+      [rows, V, D, pad](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gw = detail::uninitialized_tensor({V, D});  // the padding row learns nothing
+        kernels::index_rows_backward(g.data(), 1, V, D, rows, gw.data(), /*skip=*/pad);
+        return {gw};
+      },
+      [rows, ids, V, D, pad](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        Tensor per_id = reshape(g, {static_cast<std::int64_t>(rows.size()), D});  // one row per id
+        if (pad >= 0) per_id = masked_fill(per_id, reshape(eq(ids, full({}, static_cast<double>(pad))), {-1, 1}), 0.0);
+        return {detail::index_add(per_id, {V, D}, 0, rows)};
+      },
+      detail::Saved::nothing());
 }
 
 Embedding::Embedding(std::int64_t n, std::int64_t d, std::optional<std::int64_t> padding, Generator& gen)

@@ -1,16 +1,17 @@
 #include "litgrad/nn/init.hpp"
 
-#include <algorithm>
-#include <string>
 #include <cmath>
+#include <string>
 
+#include "litgrad/autograd.hpp"
+#include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
 
 namespace litgrad::nn::init {
 
 void uniform_(Tensor& t, double low, double high, Generator& gen) {
-  const Tensor values = uniform(t.shape(), low, high, gen);
-  std::copy_n(values.data(), values.numel(), t.data());
+  NoGradGuard no_grad;  // a parameter's values, written outside the graph
+  t.copy_(uniform(t.shape(), low, high, gen));
 }
 
 namespace {
@@ -30,8 +31,8 @@ void xavier_uniform_(Tensor& t, double gain, Generator& gen) {
 
 void xavier_normal_(Tensor& t, double gain, Generator& gen) {
   const double std = gain * std::sqrt(2.0 / fan_sum("xavier_normal_", t));
-  const Tensor values = randn(t.shape(), gen);
-  for (std::int64_t i = 0; i < t.numel(); ++i) t.data()[i] = std * values.data()[i];
+  NoGradGuard no_grad;
+  t.copy_(std * randn(t.shape(), gen));
 }
 
 }  // namespace litgrad::nn::init

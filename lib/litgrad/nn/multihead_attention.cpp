@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "litgrad/detail/attention_weights.hpp"
 #include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
 #include "litgrad/indexing.hpp"
@@ -101,7 +102,8 @@ MultiheadAttention::MultiheadAttention(std::int64_t e, std::int64_t h, Multihead
 
 AttentionOutput MultiheadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                             const Tensor& key_padding_mask, bool need_weights,
-                                            const Tensor& attn_mask, bool average_attn_weights) const {
+                                            const Tensor& attn_mask, bool average_attn_weights,
+                                            bool is_causal) const {
   const std::int64_t E = embed_dim, H = num_heads;
 
   // 1. Bring the inputs to torch's internal layout, [L, N, E] (sequence first).
@@ -140,6 +142,21 @@ AttentionOutput MultiheadAttention::forward(const Tensor& query, const Tensor& k
     } else {
       throw ShapeError(std::string(kOp) + ": attn_mask of shape " + to_string(attn_mask.shape()) + " should be [L,S] = " +
                        to_string({L, S}) + " or [N*H,L,S] = " + to_string({N * H, L, S}));
+    }
+  }
+  // is_causal: a hint that attn_mask is the causal mask, checked; the causality then becomes a
+  // structure that the attention's kernels use (unless a key is appended, which every query sees).
+  bool causal = false;
+  if (is_causal) {
+    if (!mask.defined())
+      throw ValueError(std::string(kOp) + ": is_causal is a hint that attn_mask is the causal mask; pass "
+                       "attn_mask = generate_square_subsequent_mask(" + std::to_string(L) + ") with it, as torch asks");
+    if (!detail::is_causal_mask(mask))
+      throw ValueError(std::string(kOp) + ": is_causal was given, but attn_mask of shape " +
+                       to_string(attn_mask.shape()) + " is not the causal mask (0 where key j <= query i, -inf after)");
+    if (!bias_k.defined() && !options.add_zero_attn) {
+      causal = true;
+      mask = Tensor();
     }
   }
   if (padding.defined()) {
@@ -183,7 +200,7 @@ AttentionOutput MultiheadAttention::forward(const Tensor& query, const Tensor& k
 
   // 8. Attention in every head at once: [N*H, L, E/H] -> [N*H, L, E/H], weights [N*H, L, S'].
   const double p = is_training() ? options.dropout : 0.0;
-  const AttentionOutput a = scaled_dot_product_attention(qh, kh, vh, mask, p, false, *gen_);
+  const AttentionOutput a = detail::attention(qh, kh, vh, mask, causal, p, *gen_);
 
   // 9. Concatenate the heads and project: [N*H, L, E/H] -> [L, N*H, E/H] -> [L, N, E] -> out_proj.
   Tensor out = out_proj(reshape(transpose(a.output, 0, 1), {L, N, E}));

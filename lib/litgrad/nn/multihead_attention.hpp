@@ -78,16 +78,22 @@ class MultiheadAttention : public Module {
   /// \param need_weights also return the attention weights (otherwise `weights` is undefined).
   /// \param attn_mask `[L, S]` or `[N*H, L, S]`: true (or `-inf`) forbids a query-key pair.
   /// \param average_attn_weights average the weights over heads (`[N, L, S]`) or not (`[N, H, L, S]`).
+  /// \param is_causal a hint, as torch 2's, that \p attn_mask is the causal mask
+  ///   (generate_square_subsequent_mask()): the layer then treats causality as a structure and
+  ///   skips the scores it hides, with the same results. Unlike torch, which trusts the hint,
+  ///   litgrad checks it and throws ValueError when attn_mask is missing or is not causal.
   /// \throws ShapeError naming the expected and actual shapes when any input or mask does not
-  ///   fit; ValueError for a mask that is neither Bool nor Float64.
+  ///   fit; ValueError for a mask that is neither Bool nor Float64, or a wrong is_causal hint.
   AttentionOutput forward(const Tensor& query, const Tensor& key, const Tensor& value,
                           const Tensor& key_padding_mask = Tensor(), bool need_weights = true,
-                          const Tensor& attn_mask = Tensor(), bool average_attn_weights = true) const;
+                          const Tensor& attn_mask = Tensor(), bool average_attn_weights = true,
+                          bool is_causal = false) const;
   /// \brief forward().
   AttentionOutput operator()(const Tensor& query, const Tensor& key, const Tensor& value,
                              const Tensor& key_padding_mask = Tensor(), bool need_weights = true,
-                             const Tensor& attn_mask = Tensor(), bool average_attn_weights = true) const {
-    return forward(query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights);
+                             const Tensor& attn_mask = Tensor(), bool average_attn_weights = true,
+                             bool is_causal = false) const {
+    return forward(query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights, is_causal);
   }
 
   std::string extra_repr() const override;

@@ -44,9 +44,9 @@ TransformerEncoderLayer::TransformerEncoderLayer(std::int64_t d_model, std::int6
   register_module("dropout2", dropout2);
 }
 
-Tensor TransformerEncoderLayer::self_attention_block(const Tensor& x, const Tensor& mask,
-                                                     const Tensor& padding) const {
-  return dropout1(self_attn(x, x, x, padding, /*need_weights=*/false, mask).output);
+Tensor TransformerEncoderLayer::self_attention_block(const Tensor& x, const Tensor& mask, const Tensor& padding,
+                                                     bool is_causal) const {
+  return dropout1(self_attn(x, x, x, padding, /*need_weights=*/false, mask, true, is_causal).output);
 }
 
 Tensor TransformerEncoderLayer::feed_forward_block(const Tensor& x) const {
@@ -57,16 +57,16 @@ Tensor TransformerEncoderLayer::feed_forward_block(const Tensor& x) const {
 
 // src: [L, N, E] ([N, L, E] with batch_first, [L, E] unbatched); result: the same.
 Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mask,
-                                        const Tensor& src_key_padding_mask) const {
+                                        const Tensor& src_key_padding_mask, bool is_causal) const {
   if (src.dim() != 2 && src.dim() != 3)
     throw ShapeError("TransformerEncoderLayer: src of shape " + to_string(src.shape()) +
                      " should be [L, N, E], [N, L, E] with batch_first, or [L, E] unbatched");
   Tensor x = src;
   if (options.norm_first) {
-    x = x + self_attention_block(norm1(x), src_mask, src_key_padding_mask);
+    x = x + self_attention_block(norm1(x), src_mask, src_key_padding_mask, is_causal);
     x = x + feed_forward_block(norm2(x));
   } else {
-    x = norm1(x + self_attention_block(x, src_mask, src_key_padding_mask));
+    x = norm1(x + self_attention_block(x, src_mask, src_key_padding_mask, is_causal));
     x = norm2(x + feed_forward_block(x));
   }
   return x;

@@ -58,16 +58,19 @@ class TransformerEncoderLayer : public Module {
                           Generator& gen = default_generator());
 
   /// \brief The block applied to \p src; see the class description for shapes and masks.
-  Tensor forward(const Tensor& src, const Tensor& src_mask = Tensor(),
-                 const Tensor& src_key_padding_mask = Tensor()) const;
+  /// \p is_causal is torch 2's hint that \p src_mask is the causal mask (see
+  /// MultiheadAttention::forward(), which checks it).
+  Tensor forward(const Tensor& src, const Tensor& src_mask = Tensor(), const Tensor& src_key_padding_mask = Tensor(),
+                 bool is_causal = false) const;
   /// \brief forward().
   Tensor operator()(const Tensor& src, const Tensor& src_mask = Tensor(),
-                    const Tensor& src_key_padding_mask = Tensor()) const {
-    return forward(src, src_mask, src_key_padding_mask);
+                    const Tensor& src_key_padding_mask = Tensor(), bool is_causal = false) const {
+    return forward(src, src_mask, src_key_padding_mask, is_causal);
   }
 
   /// \brief The self-attention part, `dropout1(self_attn(x, x, x))`: `[L, N, E]` in and out.
-  Tensor self_attention_block(const Tensor& x, const Tensor& src_mask, const Tensor& src_key_padding_mask) const;
+  Tensor self_attention_block(const Tensor& x, const Tensor& src_mask, const Tensor& src_key_padding_mask,
+                              bool is_causal = false) const;
   /// \brief The feed-forward part, `dropout2(linear2(dropout(activation(linear1(x)))))`, which
   /// acts on each position alone: `[..., E]` in and out.
   Tensor feed_forward_block(const Tensor& x) const;

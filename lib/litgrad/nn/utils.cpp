@@ -1,36 +1,33 @@
 #include "litgrad/nn/utils.hpp"
 
-#include <algorithm>
 #include <cmath>
 
+#include "litgrad/autograd.hpp"
+#include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/indexing.hpp"
+#include "litgrad/reduction.hpp"
 
 namespace litgrad::nn::utils {
 
+// As torch computes it: the norm of each gradient, then the norm of those norms; every gradient
+// multiplied by max_norm / (total + 1e-6) when that is below 1.
 double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type) {
   if (!(max_norm >= 0)) throw ValueError("clip_grad_norm_: max_norm must be at least 0, got " + std::to_string(max_norm));
   if (!(norm_type > 0)) throw ValueError("clip_grad_norm_: norm_type must be positive, got " + std::to_string(norm_type));
-  double total = 0;  // the sum of |g|^p, or the largest |g| for p = inf
-  for (const Tensor& p : parameters) {
-    const Tensor g = p.grad();
-    if (!g.defined()) continue;
-    const double* gv = g.data();
-    for (std::int64_t i = 0, n = g.numel(); i < n; ++i) {
-      const double a = std::fabs(gv[i]);
-      if (std::isinf(norm_type)) total = std::max(total, a);
-      else total += norm_type == 2 ? a * a : std::pow(a, norm_type);
-    }
-  }
-  const double norm = std::isinf(norm_type) ? total : norm_type == 2 ? std::sqrt(total) : std::pow(total, 1 / norm_type);
-  const double coefficient = max_norm / (norm + 1e-6);
+  NoGradGuard no_grad;
+  std::vector<Tensor> norms;
+  for (const Tensor& p : parameters)
+    if (p.grad().defined()) norms.push_back(norm(p.grad(), norm_type));
+  if (norms.empty()) return 0.0;
+  const double total = norm(stack(norms), norm_type).item();
+  const double coefficient = max_norm / (total + 1e-6);
   if (coefficient < 1)
     for (const Tensor& p : parameters) {
       Tensor g = p.grad();
-      if (!g.defined()) continue;
-      double* gv = g.data();
-      for (std::int64_t i = 0, n = g.numel(); i < n; ++i) gv[i] *= coefficient;
+      if (g.defined()) g.copy_(g * coefficient);
     }
-  return norm;
+  return total;
 }
 
 }  // namespace litgrad::nn::utils

@@ -1,6 +1,8 @@
 #pragma once
-// e^x for softmax, written so that a compiler computes eight of them at once. Only the
-// library's own .cpp files include this.
+// e^x for softmax, written so that a compiler computes eight of them at once: the one
+// definition of the exponential both rooms (kernels/room.hpp) use in softmax, the plain room a
+// number at a time, the fast room in loops the compiler vectorises. Only the library's own .cpp
+// files include this.
 //
 // std::exp is a call per element that no compiler can vectorise; in attention's softmax it
 // took a tenth of a forward and backward step (L=128). This is the textbook method, in
@@ -16,7 +18,7 @@
 #include <cstring>
 #include <limits>
 
-namespace litgrad::detail {
+namespace litgrad::kernels {
 
 inline double vector_exp(double x) {
   constexpr double log2e = 1.4426950408889634074;
@@ -58,4 +60,4 @@ inline double vector_exp(double x) {
   return x < -745.5 ? 0.0 : y;   // -inf (and what rounds to 0) gives exactly 0
 }
 
-}  // namespace litgrad::detail
+}  // namespace litgrad::kernels

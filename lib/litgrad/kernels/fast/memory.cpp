@@ -1,13 +1,23 @@
-// The recycling of blocks described in detail/storage.hpp.
+// The fast room's memory: freed blocks are kept, per thread, and handed to the next request.
+//  - Blocks of 1 KiB or more are kept (up to 1 GiB in all) and handed to the next request of
+//    the same size. Attention's large score matrices would otherwise come fresh from the
+//    operating system each time, and page faults would cost as much as the arithmetic. And
+//    glibc's malloc serves such sizes from its "large bins": each request would first gather
+//    up every small chunk freed since (its malloc_consolidate).
+//  - Smaller ones are kept in classes of 64 bytes, up to 256 per class (at most 4 MiB): a small
+//    model's tensors, and the records that hold them (TensorImpl, Storage, Node), outnumber
+//    what glibc's per-thread cache keeps.
+// Under AddressSanitizer nothing is recycled, so that the sanitizer sees every block's lifetime
+// and size.
 
 #include <cstdlib>
 #include <map>
 #include <new>
 #include <vector>
 
-#include "litgrad/detail/storage.hpp"
+#include "litgrad/kernels/memory.hpp"
 
-namespace litgrad::detail {
+namespace litgrad::kernels::fast {
 
 namespace {
 
@@ -63,7 +73,7 @@ void* fresh(std::size_t bytes) {
 
 }  // namespace
 
-void* allocate_block(std::size_t bytes) {
+void* allocate(std::size_t bytes) {
   if (!kRecycling || cache_gone) return fresh(bytes);
   auto& c = cache();
   if (bytes < kRecycled) {
@@ -82,7 +92,7 @@ void* allocate_block(std::size_t bytes) {
   return block;
 }
 
-void free_block(void* block, std::size_t bytes) {
+void release(void* block, std::size_t bytes) {
   if (!kRecycling || cache_gone) return std::free(block);
   auto& c = cache();
   if (bytes < kRecycled) {
@@ -96,4 +106,4 @@ void free_block(void* block, std::size_t bytes) {
   std::free(block);
 }
 
-}  // namespace litgrad::detail
+}  // namespace litgrad::kernels::fast

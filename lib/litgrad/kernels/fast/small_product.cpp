@@ -1,16 +1,19 @@
-// detail::small_product: products with short sums or few of them, each element added in four
-// interleaved partial sums (detail/small_product.hpp), with SIMD along rows or along sums.
+// The fast room's small_product (kernels/fast/small_product.hpp): each element added in four
+// interleaved partial sums, with SIMD along rows or along sums.
 
-#include "litgrad/detail/small_product.hpp"
+#include "litgrad/kernels/fast/small_product.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
-namespace litgrad::detail {
+namespace litgrad::kernels::fast {
 
-void small_product_plain(double* c, bool overwrite, const double* a, std::int64_t ac, bool ta, const double* b,
-                         std::int64_t bc, bool tb, std::int64_t n, std::int64_t k, std::int64_t m) {
+namespace {
+
+// The four sums one element at a time, as the definition reads.
+void tiny_product(double* c, bool overwrite, const double* a, std::int64_t ac, bool ta, const double* b,
+                  std::int64_t bc, bool tb, std::int64_t n, std::int64_t k, std::int64_t m) {
   // op(A)(i, p) = a[i a_row + p a_step], op(B)(p, j) = b[p b_step + j b_col].
   const std::int64_t a_row = ta ? 1 : ac, a_step = ta ? ac : 1, b_step = tb ? 1 : bc, b_col = tb ? bc : 1;
   for (std::int64_t i = 0; i < n; ++i)
@@ -32,8 +35,6 @@ void small_product_plain(double* c, bool overwrite, const double* a, std::int64_
       c[i * m + j] = overwrite ? total : c[i * m + j] + total;
     }
 }
-
-namespace {
 
 // W doubles in SIMD registers, with arithmetic lane by lane: GCC's (and Clang's) vector types,
 // which the compiler keeps in registers (it spills Eigen's fixed-size vectors here to the stack).
@@ -200,8 +201,8 @@ void dot_products(double* c, bool overwrite, const double* a, std::int64_t a_row
 void small_product(double* c, bool overwrite, const double* a, std::int64_t ac, bool ta, const double* b,
                    std::int64_t bc, bool tb, std::int64_t n, std::int64_t k, std::int64_t m) {
   if (n == 0 || m == 0) return;
-  // A few hundred multiply-adds cost less as the plain loop than any setting up.
-  if (n * k * m <= 512) return small_product_plain(c, overwrite, a, ac, ta, b, bc, tb, n, k, m);
+  // A few hundred multiply-adds cost less as a plain loop than any setting up.
+  if (n * k * m <= 512) return tiny_product(c, overwrite, a, ac, ta, b, bc, tb, n, k, m);
   const bool narrow = m < 8 && n > m;  // C's rows are short: work along its columns instead
   if (narrow && ta) {
     // Cᵀ's rows, written as C's columns: row j = sum_p op(B)(p, j) op(A)ᵀ's row p, which is
@@ -227,4 +228,4 @@ void small_product(double* c, bool overwrite, const double* a, std::int64_t ac, 
   row_sums_all({c, m, 1, overwrite, a, x_row, x_step, y, y_row, n, k, m});
 }
 
-}  // namespace litgrad::detail
+}  // namespace litgrad::kernels::fast

@@ -1,38 +1,16 @@
 #pragma once
-// Walking an output shape while tracking where each broadcast operand's element lives.
-// Only the library's own .cpp files include this.
+// The fast room's for_each_broadcast (kernels/broadcast.hpp): neighbouring dimensions that every
+// operand walks as one are merged, and rows of two to four elements get their length fixed when
+// compiling, so that the compiler unrolls them. The elements are visited in the same order as
+// the plain room's odometer.
 
 #include <array>
 #include <cstdint>
 #include <type_traits>
 
-#include "litgrad/shape.hpp"
+#include "litgrad/kernels/strides.hpp"
 
-namespace litgrad::detail {
-
-/// All of `shape` but its last `trailing` dimensions: with trailing = 2, the batch dimensions of
-/// a stack of matrices.
-inline Shape leading_dims(const Shape& shape, std::int64_t trailing) {
-  return Shape(shape.begin(), shape.end() - trailing);
-}
-
-/// Element offsets per dimension (or anything else that is a short list of int64): Shape's
-/// storage, which keeps up to six inside itself and so allocates nothing for most tensors.
-using Strides = Shape;
-
-/// Row-major strides of `shape` read as broadcast to `out`: 0 along every dimension that
-/// `shape` lacks or has size 1 in, so the same element is reused across it.
-inline Strides broadcast_strides(const Shape& shape, const Shape& out) {
-  Strides strides(out.size(), 0);
-  std::int64_t stride = 1;
-  for (std::size_t k = 0; k < shape.size(); ++k) {
-    const std::size_t i = shape.size() - 1 - k;  // dimension of `shape`, from the right
-    const std::size_t j = out.size() - 1 - k;    // the matching dimension of `out`
-    strides[j] = shape[i] == 1 ? 0 : stride;
-    stride *= shape[i];
-  }
-  return strides;
-}
+namespace litgrad::kernels::fast {
 
 /// Calls f(width) with `width` = n: a compile-time constant (std::integral_constant) for n from 2
 /// to 4, so that a loop of `width` iterations unrolls (short rows, such as a pair of features,
@@ -111,4 +89,4 @@ void for_each_broadcast(const Shape& out, const std::array<const Shape*, K>& ope
   }
 }
 
-}  // namespace litgrad::detail
+}  // namespace litgrad::kernels::fast

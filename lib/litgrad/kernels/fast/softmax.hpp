@@ -1,20 +1,19 @@
 #pragma once
-// Softmax of one slice, forward and backward: shared by softmax() and the fused attention
-// weights, which must compute bit for bit the same. Only the library's own .cpp files include this.
+// The fast room's softmax of one slice, forward and backward (the arithmetic of
+// kernels/softmax.hpp): shared by the fast softmax and the fused attention weights.
 //
 // The loops are written for the compiler to run eight elements at a time: exponentials by
-// vector_exp, and the max and the sums in eight interleaved lanes (lane_sum.hpp). The order of
-// the additions depends only on the slice's length, so equal slices give equal results anywhere.
+// vector_exp, and the max and the sums in eight interleaved lanes (kernels/lanes.hpp).
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
-#include "litgrad/detail/exp.hpp"
-#include "litgrad/detail/lane_sum.hpp"
+#include "litgrad/kernels/exp.hpp"
+#include "litgrad/kernels/fast/lanes.hpp"
 
-namespace litgrad::detail {
+namespace litgrad::kernels::fast {
 
 /// The largest of n elements at stride `stride`, NaNs left out (a NaN still reaches softmax's
 /// output: exp(NaN - m) is NaN, and so is the sum that divides every element).
@@ -104,4 +103,4 @@ inline void softmax_backward_slice(const double* y, const double* g, double* dx,
   for (std::int64_t j = 0; j < n; ++j) dx[j * stride] = y[j * stride] * (g[j * stride] - dot);
 }
 
-}  // namespace litgrad::detail
+}  // namespace litgrad::kernels::fast

@@ -1,7 +1,5 @@
-// detail::MatrixProduct: how litgrad multiplies two matrices, with Eigen. The only file of
-// the library that includes Eigen.
-
-#include "litgrad/detail/matrix_product.hpp"
+// The fast room's matrix products (kernels/product.hpp), with Eigen: the only file of the
+// library that includes Eigen.
 
 #include <algorithm>
 #include <cstring>
@@ -9,8 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "litgrad/detail/small_product.hpp"
-#include "litgrad/detail/storage.hpp"
+#include "litgrad/kernels/fast/small_product.hpp"
+#include "litgrad/kernels/memory.hpp"
+#include "litgrad/kernels/product.hpp"
 
 // We choose between Eigen's GEMM and its coefficient-based product ourselves (see Impl).
 #define EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 0
@@ -18,7 +17,7 @@
 #define EIGEN_DONT_PARALLELIZE
 #include <Eigen/Core>
 
-namespace litgrad::detail {
+namespace litgrad::kernels::fast {
 
 namespace {
 
@@ -40,10 +39,11 @@ using RowMap = Eigen::Map<RowMajorMatrix>;
 // each sum into the same blocks in every call: their length depends on k alone). Otherwise, and
 // for the coefficient-based product, we hand Eigen zero-padded copies: whole tiles for GEMM,
 // whole SIMD packets of rows for the coefficient-based product; then we copy the product out.
-// GEMM pays for its packing only when all three sizes are large. Products with short sums (k <= 8, such as a Linear layer on two features), with
-// few outputs each summing many terms (a weight's gradient summed over a whole batch, where
+// GEMM pays for its packing only when all three sizes are large (plan() in kernels/product.hpp
+// picks the path). Products with short sums (k <= 8, such as a Linear layer on two features),
+// with few outputs each summing many terms (a weight's gradient summed over a whole batch, where
 // Eigen's coefficient path would run one long dependent chain per output), and tiny ones go to
-// detail::small_product, which adds every element's products in one fixed order of its own.
+// small_product (kernels/fast/small_product.hpp), which adds them in four sums.
 constexpr Eigen::Index kTileRows = Eigen::internal::gebp_traits<double, double>::mr;
 constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>::nr;
 constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
@@ -75,30 +75,26 @@ constexpr std::int64_t kBlockRows = 32;
 static_assert(kBlockRows % kTileCols == 0, "blocks of whole tiles");
 
 // Whether Eigen's GEMM adds each sum of an n x k times k x m product in one pass over its k
-// terms. Past a length set by the L1 cache it splits every sum into blocks (of a length that
-// depends on k alone) and adds up the blocks' sums.
-bool one_pass(Eigen::Index n, Eigen::Index k, Eigen::Index m) {
-  Eigen::Index kc = k, mc = m, nc = n;
-  Eigen::internal::computeProductBlockingSizes<double, double, 1>(kc, mc, nc, Eigen::Index{1});
-  return kc == k;
-}
+// terms: when k fits one block of kDepthBlock terms (ThreadBlocking fixes the blocks' length;
+// past it Eigen adds up the blocks' sums, as kernels/product.hpp says).
+bool one_pass(Eigen::Index, Eigen::Index k, Eigen::Index) { return k <= kDepthBlock; }
 
 // Whether x[0, n) are all zero (+0 or -0), and whether they are all finite. Both test the bits
 // (a double is zero when all bits but the sign are; not finite when all exponent bits are set),
 // many at a time without a branch, which the compiler turns into SIMD instructions: the
 // zero-skipping of gemm_blocks scans whole attention weights with them.
-constexpr std::int64_t kLanes = 8, kChunk = 4 * kLanes;
+constexpr std::int64_t kWords = 8, kChunk = 4 * kWords;
 std::uint64_t bits(const double* x) {
   std::uint64_t u;
   std::memcpy(&u, x, sizeof u);
   return u;
 }
 [[gnu::noinline]] bool chunk_zero(const double* x) {  // x[0, kChunk); inlined, it is no longer SIMD
-  std::uint64_t lane[kLanes];
-  for (std::int64_t l = 0; l < kLanes; ++l)
-    lane[l] = (bits(x + l) | bits(x + kLanes + l) | bits(x + 2 * kLanes + l) | bits(x + 3 * kLanes + l)) << 1;
+  std::uint64_t lane[kWords];
+  for (std::int64_t l = 0; l < kWords; ++l)
+    lane[l] = (bits(x + l) | bits(x + kWords + l) | bits(x + 2 * kWords + l) | bits(x + 3 * kWords + l)) << 1;
   std::uint64_t any = 0;
-  for (std::int64_t l = 0; l < kLanes; ++l) any |= lane[l];
+  for (std::int64_t l = 0; l < kWords; ++l) any |= lane[l];
   return any == 0;
 }
 bool all_zero(const double* x, std::int64_t n) {
@@ -119,8 +115,9 @@ bool all_finite(const double* x, std::int64_t n) {
 // Eigen's GEMM packs blocks of its operands into two work buffers. Left to itself it allocates
 // them on every call, and at attention's sizes malloc hands them over as fresh pages from the
 // operating system, whose page faults cost more than a tenth of an attention step. These
-// buffers are kept per thread instead, grown to the largest request. The block sizes are
-// Eigen's own choice, so the arithmetic is what Eigen's `C = A * B` does.
+// buffers are kept per thread instead, grown to the largest request. The blocks of rows and
+// columns are Eigen's own choice; the blocks of terms are kDepthBlock long whatever the CPU's
+// caches, since their length decides how each sum is added (kernels/product.hpp).
 class ThreadBlocking : public Eigen::internal::level3_blocking<double, double> {
  public:
   // For Eigen's column-major view of the product: rows x depth times depth x cols.
@@ -129,6 +126,7 @@ class ThreadBlocking : public Eigen::internal::level3_blocking<double, double> {
     m_nc = cols;
     m_kc = depth;
     Eigen::internal::computeProductBlockingSizes<double, double, 1>(m_kc, m_mc, m_nc, Eigen::Index{1});
+    m_kc = std::min<Eigen::Index>(depth, kDepthBlock);
     thread_local Buffer a, b;
     m_blockA = reserve(a, m_mc * m_kc);
     m_blockB = reserve(b, m_kc * m_nc);
@@ -162,22 +160,16 @@ void gemm(double* c, Eigen::Index ldc, const double* a, Eigen::Index lda, const 
 // Adds op(A) op(B) (n x k times k x m) into row-major n x m matrices, or writes it there when
 // `overwrite` (the matrix then need not be initialised), one product at a time, reusing its
 // buffers. A's and B's matrices are row-major r x c, transposed when asked.
-class MatrixProduct::Impl {
+class Product::Impl {
  public:
-  enum class Path { Small, Coefficients, Gemm };
-  static Path path_for(std::int64_t n, std::int64_t k, std::int64_t m) {
-    if (n * k * m <= 512) return Path::Small;             // tiny
-    if (k >= 8 && n >= 16 && m >= 16) return Path::Gemm;  // large
-    if (k <= 8 || n * m <= 64) return Path::Small;        // short sums, or few of them
-    return Path::Coefficients;
-  }
+  using Path = ProductPlan::Path;
 
   // Everything is row-major, like our tensors, so packing and copying out run along rows.
   // Eigen computes a row-major product as the transposed column-major one, so there the
   // tiles are mr columns by nr rows: m is padded to whole mr, n to whole nr (GEMM), or m to
   // whole SIMD packets (the coefficient path, which runs along rows).
   Impl(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms)
-      : n_(n), k_(k), m_(m), path_(path_for(n, k, m)), overwrite_(overwrite) {
+      : n_(n), k_(k), m_(m), path_(plan(n, k, m).path), overwrite_(overwrite) {
     if (path_ == Path::Small) return;
     // Eigen's GEMM adds into C: each element becomes C + (its sum), rounded once, as adding the
     // product afterwards would give, when each sum is added in one pass (one_pass()).
@@ -359,20 +351,20 @@ class MatrixProduct::Impl {
     std::int64_t row, lo, hi, cols;
   };
   std::vector<Block> blocks_;
-  Storage tail_b_, tail_;  // gemm_direct: B's last columns padded to kTailWidth, and their product
+  std::vector<double, Allocator<double>> tail_b_, tail_;  // gemm_direct: B's last columns padded to kTailWidth, and their product
   // Padded operands and product (the other GEMM products and the coefficient path, whose
   // results depend on the alignment of the product: Eigen aligns its own matrices).
   RowMajorMatrix a_, b_, product_;
 };
 
-MatrixProduct::MatrixProduct(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms)
+Product::Product(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms)
     : impl_(std::make_unique<Impl>(n, k, m, overwrite, skip_zero_terms)) {}
 
-MatrixProduct::~MatrixProduct() = default;
+Product::~Product() = default;
 
-void MatrixProduct::add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b,
+void Product::add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b,
                         std::int64_t br, std::int64_t bc, bool tb, std::int64_t* columns) {
   impl_->add(c, a, ar, ac, ta, b, br, bc, tb, columns);
 }
 
-}  // namespace litgrad::detail
+}  // namespace litgrad::kernels::fast

@@ -1,0 +1,69 @@
+#pragma once
+// Elementwise loops on raw arrays: one number at a time (map), two broadcast together (zip),
+// and a choice between two by a condition (select), with the loops their gradients need.
+// The formula of each operation is the caller's (a function of the elements); the loops are
+// here, on the room's for_each_broadcast (kernels/broadcast.hpp), which both rooms walk in the
+// same order. Only the library's own .cpp files include this.
+
+#include <cstdint>
+
+#include "litgrad/kernels/broadcast.hpp"
+
+namespace litgrad::kernels {
+
+/// y[i] = f(x[i]) for i < n.
+template <class F>
+void map(std::int64_t n, const double* x, double* y, F f) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+}
+
+/// dx[i] = df(x[i], y[i], g[i]) for i < n: a unary operation's backward, from its input x, its
+/// output y and the gradient g of its output.
+template <class DF>
+void map_backward(std::int64_t n, const double* x, const double* y, const double* g, double* dx, DF df) {
+  for (std::int64_t i = 0; i < n; ++i) dx[i] = df(x[i], y[i], g[i]);
+}
+
+/// sum[i] += x[i] for i < n: where gradients from several uses of a tensor add up.
+inline void add_into(std::int64_t n, const double* x, double* sum) {
+  for (std::int64_t i = 0; i < n; ++i) sum[i] += x[i];
+}
+
+/// y = f(a, b) elementwise over `out`, the shapes of a (as) and b (bs) broadcast to it.
+template <class F>
+void zip(const Shape& out, const double* a, const Shape& as, const double* b, const Shape& bs, double* y, F f) {
+  for_each_broadcast<2>(out, {&as, &bs}, [&](std::int64_t i, const auto& o) { y[i] = f(a[o[0]], b[o[1]]); });
+}
+
+/// A binary operation's backward for one operand: grad (shaped like operand `which`, 0 for a,
+/// 1 for b; zeros on entry) += df(a, b, g) for every element of `out`, added into the element of
+/// the operand that produced it, in out's row-major order. That sum is the un-broadcasting: an
+/// operand stretched along a dimension gets the sum of the gradients along it.
+template <int Which, class DF>
+void zip_backward(const Shape& out, const double* a, const Shape& as, const double* b, const Shape& bs,
+                  const double* g, double* grad, DF df) {
+  for_each_broadcast<2>(out, {&as, &bs},
+                        [&](std::int64_t i, const auto& o) { grad[o[Which]] += df(a[o[0]], b[o[1]], g[i]); });
+}
+
+/// y = c ? a : b elementwise over `out`, the three shapes broadcast to it (c: 0 or 1).
+inline void select(const Shape& out, const double* c, const Shape& cs, const double* a, const Shape& as,
+                   const double* b, const Shape& bs, double* y) {
+  for_each_broadcast<3>(out, {&cs, &as, &bs},
+                        [&](std::int64_t i, const auto& o) { y[i] = c[o[0]] != 0.0 ? a[o[1]] : b[o[2]]; });
+}
+
+/// select's backward: ga (zeros on entry; null when a needs none) += g where c holds, gb
+/// likewise where it does not, each un-broadcast as zip_backward does.
+inline void select_backward(const Shape& out, const double* c, const Shape& cs, const Shape& as, const Shape& bs,
+                            const double* g, double* ga, double* gb) {
+  for_each_broadcast<3>(out, {&cs, &as, &bs}, [&](std::int64_t i, const auto& o) {
+    if (c[o[0]] != 0.0) {
+      if (ga) ga[o[1]] += g[i];
+    } else if (gb) {
+      gb[o[2]] += g[i];
+    }
+  });
+}
+
+}  // namespace litgrad::kernels

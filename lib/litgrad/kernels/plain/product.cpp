@@ -1,0 +1,74 @@
+// The plain room's matrix products (kernels/product.hpp): every element's sum in the order the
+// plan gives, written as it reads. Row by row: a row of C is built up term by term, each of
+// its elements keeping its own running sums, so the loops run along contiguous rows of B (and
+// a compiler vectorises them) while every element is still summed in its own order.
+
+#include <cmath>
+#include <vector>
+
+#include "litgrad/kernels/product.hpp"
+
+namespace litgrad::kernels::plain {
+
+namespace {
+
+// s + a b, rounded as the fast room's kernels round it: once, with a fused multiply-add, where
+// the CPU has FMA; otherwise the product, then the sum.
+inline double multiply_add(double a, double b, double s) {
+#if defined(__FMA__)
+  return std::fma(a, b, s);
+#else
+  return s + a * b;
+#endif
+}
+
+}  // namespace
+
+Product::Product(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool /*skip_zero_terms*/)
+    : n_(n), k_(k), m_(m), overwrite_(overwrite), plan_(plan(n, k, m)) {}
+
+void Product::add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b,
+                  std::int64_t br, std::int64_t bc, bool tb, std::int64_t* columns) {
+  if (columns)  // every column is written
+    for (std::int64_t i = 0; i < n_; ++i) columns[i] = m_;
+  if (n_ == 0 || m_ == 0) return;
+  if (k_ == 0) {  // a sum of no products: +0, and C left as it is when adding
+    if (overwrite_)
+      for (std::int64_t e = 0; e < n_ * m_; ++e) c[e] = 0.0;
+    return;
+  }
+  (void)ar;
+  (void)br;
+  // op(A)(i, p) = a[i a_row + p a_step]; op(B)(p, j) = y[p m + j], a row-major copy of op(B).
+  const std::int64_t a_row = ta ? 1 : ac, a_step = ta ? ac : 1;
+  std::vector<double> y(static_cast<std::size_t>(k_ * m_));
+  for (std::int64_t p = 0; p < k_; ++p)
+    for (std::int64_t j = 0; j < m_; ++j) y[p * m_ + j] = tb ? b[j * bc + p] : b[p * bc + j];
+  std::vector<double> total(m_), chain(m_), part(4 * m_);
+  for (std::int64_t i = 0; i < n_; ++i) {
+    const double* x = a + i * a_row;  // op(A)'s row i, x[p a_step]
+    if (plan_.order == ProductPlan::Order::FourSums) {
+      // Term p into partial sum p mod 4 (each from +0); then (s0 + s1) + (s2 + s3).
+      std::fill(part.begin(), part.end(), 0.0);
+      for (std::int64_t p = 0; p < k_; ++p) {
+        double* s = part.data() + (p % 4) * m_;
+        for (std::int64_t j = 0; j < m_; ++j) s[j] = s[j] + x[p * a_step] * y[p * m_ + j];
+      }
+      for (std::int64_t j = 0; j < m_; ++j)
+        total[j] = (part[j] + part[m_ + j]) + (part[2 * m_ + j] + part[3 * m_ + j]);
+    } else {
+      // One chain per block of terms (each from +0), the blocks' chains added in turn.
+      std::fill(total.begin(), total.end(), 0.0);
+      for (std::int64_t p0 = 0; p0 < k_; p0 += plan_.block) {
+        std::fill(chain.begin(), chain.end(), 0.0);
+        for (std::int64_t p = p0; p < std::min(k_, p0 + plan_.block); ++p)
+          for (std::int64_t j = 0; j < m_; ++j) chain[j] = multiply_add(x[p * a_step], y[p * m_ + j], chain[j]);
+        for (std::int64_t j = 0; j < m_; ++j) total[j] = total[j] + chain[j];
+      }
+    }
+    double* row = c + i * m_;
+    for (std::int64_t j = 0; j < m_; ++j) row[j] = overwrite_ ? total[j] : row[j] + total[j];
+  }
+}
+
+}  // namespace litgrad::kernels::plain

@@ -1,0 +1,135 @@
+#pragma once
+// Matrix products on raw row-major arrays: the arithmetic behind matmul, Linear layers and
+// attention. Only the library's own .cpp files (and the kernels' tests) include this.
+//
+// The arithmetic, which both rooms (kernels/room.hpp) do in the same order: every element of
+// C = op(A) op(B), n x k times k x m, is a sum of its k products a(i,p) b(p,j), added in one of
+// two orders that plan() picks from the sizes alone:
+//  - four sums: products p = r, r+4, r+8, ... into partial sum s_r (r = 0..3, each from +0),
+//    then c = (s0 + s1) + (s2 + s3). For short sums (k <= 8), few of them, or tiny products.
+//  - a chain: s = +0, then s = s + a(i,p) b(p,j) for p = 0, 1, 2, ..., each step one fused
+//    multiply-add where the CPU has FMA (as Eigen's kernels add), else a product then a sum;
+//    for large products (GEMM) in blocks of kDepthBlock terms, each block's chain added to the
+//    total in turn, c = ((+0 + chain_1) + chain_2) + ...
+// With `overwrite` C gets the sum; otherwise each element becomes c + sum, rounded once.
+// Either way an element depends only on its row of op(A) and its column of op(B), never on
+// where they sit, so equal inputs give bit-identical outputs anywhere in a batch (the book's
+// exact claims rest on it).
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+
+#include "litgrad/kernels/broadcast.hpp"
+#include "litgrad/kernels/room.hpp"
+#include "litgrad/shape.hpp"
+
+namespace litgrad::kernels {
+
+/// Terms per block of a GEMM chain. Fixed, rather than left to Eigen (which sizes its blocks
+/// from the CPU's caches), so that the bits depend on no cache size.
+constexpr std::int64_t kDepthBlock = 512;
+
+/// How the elements of an n x k times k x m product are summed (see the top of this file).
+struct ProductPlan {
+  enum class Order { FourSums, Chain };
+  enum class Path { Small, Coefficients, Gemm };  // which code the fast room runs
+  Order order;
+  Path path;
+  std::int64_t block;  // Chain: terms per block (k or more: one block)
+};
+
+inline ProductPlan plan(std::int64_t n, std::int64_t k, std::int64_t m) {
+  using Order = ProductPlan::Order;
+  using Path = ProductPlan::Path;
+  if (n * k * m <= 512) return {Order::FourSums, Path::Small, k};           // tiny
+  if (k >= 8 && n >= 16 && m >= 16) return {Order::Chain, Path::Gemm, kDepthBlock};  // large
+  if (k <= 8 || n * m <= 64) return {Order::FourSums, Path::Small, k};      // short sums, or few
+  return {Order::Chain, Path::Coefficients, k};                              // one chain each
+}
+
+namespace plain {
+/// The plain room's products: the sums of the top of this file, one element at a time.
+class Product {
+ public:
+  Product(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms = true);
+  void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
+           std::int64_t bc, bool tb, std::int64_t* columns = nullptr);
+
+ private:
+  std::int64_t n_, k_, m_;
+  bool overwrite_;
+  ProductPlan plan_;
+};
+}  // namespace plain
+
+namespace fast {
+/// The fast room's products: Eigen's GEMM and coefficient-based product, and SIMD four sums.
+class Product {
+ public:
+  Product(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms = true);
+  ~Product();
+  Product(const Product&) = delete;
+  Product& operator=(const Product&) = delete;
+  void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
+           std::int64_t bc, bool tb, std::int64_t* columns = nullptr);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+}  // namespace fast
+
+/// Multiplies n x k by k x m matrices, one product per add(), reusing its buffers from one call
+/// to the next, so a batch of equal-sized products makes one Product.
+///
+/// With `overwrite`, add() writes C (which then need not be initialised); otherwise it adds.
+/// The fast room may leave out of a sum terms whose factor from A is zero, where that cannot
+/// change a bit of the result (kernels/fast/product.cpp says when); `skip_zero_terms = false`
+/// makes every sum add every term, for the tests that check it changes nothing.
+///
+/// add(): C (n x m, row-major, contiguous) gets op(A) op(B), where A is the row-major ar x ac
+/// matrix at `a`, transposed when `ta` (so op(A) is n x k), and likewise B (op(B) is k x m).
+/// With `columns` (n counts), row i of C is needed only in its first columns[i] columns: the
+/// product may leave the rest of the row unwritten, and sets columns[i] to how many it wrote
+/// (at least as many as asked). Every element written is the one the whole product has.
+using Product = room::Product;
+
+/// C = the sum, over every index of `batch`, of op(A[a]) op(B[b]) placed in C[c], where op
+/// transposes when asked and the batch shapes of C, A and B (cb, ab, bb) each broadcast to
+/// `batch`: summing into C is what sums a gradient over the batch dimensions its operand was
+/// broadcast along. Each of C's matrices is n x m, A's ar x ac, B's br x bc. When each of C's
+/// matrices gets one product, or one product sums them all, C is written directly; otherwise it
+/// is zeroed and the products added, in the batch's row-major order. C need not be
+/// initialised, unless `accumulate`: then the products are added to what C holds (a bias, say).
+/// A batch sharing one matrix (a Linear layer's weight, say) is stacked into one tall product,
+/// which may change the plan (and so the bits) against products one at a time; both rooms
+/// stack the same way.
+inline void batched_product(const Shape& batch, double* c, const Shape& cb, std::int64_t n, std::int64_t m,
+                            const double* a, const Shape& ab, std::int64_t ar, std::int64_t ac, bool ta,
+                            const double* b, const Shape& bb, std::int64_t br, std::int64_t bc, bool tb,
+                            bool accumulate = false) {
+  const std::int64_t k = ta ? ar : ac, count = numel(batch), c_size = numel(cb) * n * m;
+  if (c_size == 0) return;  // no elements (and empty data may be null)
+  if (count == 0) {         // a sum of no products (one of no terms, k = 0, is Product's)
+    if (!accumulate) std::fill(c, c + c_size, 0.0);
+    return;
+  }
+  if (count > 1 && numel(bb) == 1 && !ta && ab == batch && cb == batch) {  // C_i = A_i B for all i
+    Product(count * n, k, m, !accumulate).add(c, a, count * ar, ac, false, b, br, bc, tb);
+    return;
+  }
+  if (count > 1 && numel(cb) == 1 && ta && !tb && ab == batch && bb == batch) {  // C = sum_i A_iᵀ B_i
+    Product(n, count * ar, m, !accumulate).add(c, a, count * ar, ac, true, b, count * br, bc, false);
+    return;
+  }
+  const bool once = cb == batch;  // each of C's matrices gets exactly one product
+  if (!once && !accumulate) std::fill(c, c + c_size, 0.0);
+  Product multiply(n, k, m, /*overwrite=*/once && !accumulate);
+  const std::int64_t cs = n * m, as = ar * ac, bs = br * bc;
+  for_each_broadcast<3>(batch, {&cb, &ab, &bb}, [&](std::int64_t, const auto& o) {
+    multiply.add(c + o[0] * cs, a + o[1] * as, ar, ac, ta, b + o[2] * bs, br, bc, tb);
+  });
+}
+
+}  // namespace litgrad::kernels
