@@ -70,7 +70,7 @@ class Report(unittest.TestCase):
 
 
 class Runner(unittest.TestCase):
-    def run_chapter(self, claims, status=0):
+    def run_chapter(self, claims, status=0, extra=()):
         """Runs a made-up chapter program that emits ``claims``; (exit status, stderr)."""
         with tempfile.TemporaryDirectory() as folder:
             source = os.path.join(folder, "09_try.cpp")
@@ -83,7 +83,7 @@ class Runner(unittest.TestCase):
             os.chmod(program, os.stat(program).st_mode | stat.S_IEXEC)
             out = os.path.join(folder, "book", "09_try")
             with redirect_stderr(io.StringIO()) as errors, redirect_stdout(io.StringIO()):
-                code = runner.main([program, source, out])
+                code = runner.main([program, source, out, *extra])
             if code == 0:
                 with open(out + ".run.json", encoding="utf-8") as f:
                     self.assertEqual(json.load(f)["budget_seconds"], 10.0)
@@ -98,6 +98,11 @@ class Runner(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn('09_try.cpp:10: the claim "one" FAILED', errors)
         self.assertIn('09_try.cpp:14: the claim "two" did not run', errors)
+
+    def test_a_plain_kernels_run_is_recorded_and_an_unknown_argument_refused(self):
+        held = [{"name": "one", "passed": True}, {"name": "two", "passed": True}]
+        self.assertEqual(self.run_chapter(held, extra=["--plain"]), (0, ""))
+        self.assertEqual(self.run_chapter(held, extra=["--fast"])[0], 2)
 
     def test_unheld_claims_reads_what_the_run_emitted(self):
         source = reader.parse(CHAPTER, "chapters/09_try.cpp")

@@ -39,7 +39,7 @@ std::string estimate_problem(const Tensor& yours, const Tensor& autograd) {
   if (max(abs(yours + autograd)).item() <= 1e-9)
     return "yours is autograd's gradient with every sign flipped: this points to the "
            "difference taken the wrong way round";
-  if (max(yours).item() - min(yours).item() <= 1e-9)
+  if (max(yours).item() - min(yours).item() <= 1e-9 && max(abs(yours)).item() > 1e-6)
     return "every element of yours is the same number, the slope along all the "
            "elements at once: this points to every element nudged at once";
   if (error > 1e-8 && error < 1e-3)
