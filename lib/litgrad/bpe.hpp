@@ -92,7 +92,9 @@ class BPETokenizer {
 
   /// \brief Learns merges from \p text until the vocabulary has \p vocab_size tokens, replacing
   /// any merges it had. Stops early, with a smaller vocabulary, if no pair is left to merge.
-  /// \param history if given, gets one BPEStep per merge, in order.
+  /// \param text the training text, any bytes
+  /// \param vocab_size the number of tokens wanted: 256 bytes and `vocab_size - 256` merges
+  /// \param history if given, gets one BPEStep per merge, in order
   /// \throws ValueError when \p vocab_size is below 256, the number of byte tokens, or above
   ///   2^31 - 1.
   void train(std::string_view text, std::int64_t vocab_size, std::vector<BPEStep>* history = nullptr);
