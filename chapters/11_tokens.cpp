@@ -70,6 +70,14 @@ std::string shown(const std::string& bytes) {
   return s;
 }
 
+// At most `n` bytes of a UTF-8 text, cut between characters, with … if anything was
+// cut.
+std::string cut(const std::string& text, std::size_t n) {
+  if (text.size() <= n) return text;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  return text.substr(0, n) + "…";
+}
+
 // A number as printf's `format` writes it, for compact lines in the account.
 std::string printed(const char* format, double x) {
   char text[32];
@@ -142,9 +150,7 @@ TEST_CASE(
         << " distinct definitions\n";
   for (const auto& [word, definition] : book::word_definition_pairs(
            {wordnet.training.begin(), wordnet.training.begin() + 4}))
-    out() << "  " << word << ": "
-          << (definition.size() > 64 ? definition.substr(0, 63) + "…" : definition)
-          << "\n";
+    out() << "  " << word << ": " << cut(definition, 63) << "\n";
   book::check("synsets",
               static_cast<double>(wordnet.training.size() + wordnet.held_out.size()),
               "in all", book::exactly(117659));
@@ -227,7 +233,8 @@ TEST_CASE(
     if (known.count(c)) continue;
     ++missing, shortest = std::min(shortest, c.size()),
                longest = std::max(longest, c.size());
-    out() << " " << c << " (" << c.size() << " bytes)";
+    const bool whole = c.size() > 1 || static_cast<unsigned char>(c[0]) < 128;
+    out() << " " << (whole ? c : shown(c)) << " (" << c.size() << " bytes)";
   }
   const BPETokenizer bytes_only;  // 256 tokens, no merges
   const auto ids = bytes_only.encode(kStranger);
