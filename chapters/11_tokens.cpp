@@ -85,10 +85,15 @@ std::string printed(const char* format, double x) {
   return text;
 }
 
+// Tokens as the account prints them, separated by |, in lines of about 72 characters.
 std::string shown(const BPETokenizer& t, const std::vector<std::int64_t>& ids) {
-  std::string s;
-  for (std::int64_t id : ids) s += (s.empty() ? "" : "|") + shown(t.token(id));
-  return s;
+  std::string s, line;
+  for (std::int64_t id : ids) {
+    const std::string token = shown(t.token(id));
+    if (line.size() + token.size() > 72) s += line + "\n", line.clear();
+    line += (line.empty() ? "" : "|") + token;
+  }
+  return s + line;
 }
 
 // %% 1 · The text
@@ -228,7 +233,7 @@ TEST_CASE(
   const std::set<std::string> known = character_set(training_text());
   int missing = 0;
   std::size_t shortest = 99, longest = 0;
-  out() << "characters the training text never has:";
+  out() << "characters the training text never has:\n ";
   for (const std::string& c : characters(kStranger)) {
     if (known.count(c)) continue;
     ++missing, shortest = std::min(shortest, c.size()),
@@ -240,7 +245,8 @@ TEST_CASE(
   const auto ids = bytes_only.encode(kStranger);
   out() << "\n"
         << characters(kStranger).size() << " characters, " << ids.size()
-        << " byte tokens: " << shown(bytes_only, ids) << "\n";
+        << " byte tokens:\n"
+        << shown(bytes_only, ids) << "\n";
   book::measured("known characters", static_cast<double>(known.size()),
                  "distinct characters in the training text");
   book::check("missing characters", missing, "of the sentence's", book::exactly(6));
@@ -583,7 +589,7 @@ TEST_CASE(
   for (const BPEStep& s : t.steps)
     over += s.pieces > s.count, rewritten += s.pieces, saved += s.count;
   out() << occurrences().size() << " distinct pieces; " << t.steps.size()
-        << " merges rewrote " << rewritten << " pieces in all and took " << saved
+        << " merges rewrote " << rewritten << " pieces in all\nand took " << saved
         << " tokens out of the text\n";
   book::measured("pieces rewritten", static_cast<double>(rewritten), "by all merges");
   book::check("disagreements", disagreements, "of 5 recounts with the library's merge",
@@ -735,10 +741,10 @@ TEST_CASE(
   int split = 0;
   for (const auto& [n, piece] : frequent)
     split += t.tokenizer.encode(piece).size() != 1;
-  out() << "the last merge's count: " << last << "; the most frequent pieces:";
+  out() << "the last merge's count: " << last << "\nthe most frequent pieces:";
   for (std::size_t i = 0; i < 12; ++i)
-    out() << " " << shown(std::string(frequent[i].second)) << " (" << frequent[i].first
-          << ")";
+    out() << (i % 6 ? "  " : "\n  ") << shown(std::string(frequent[i].second)) << " ("
+          << frequent[i].first << ")";
   out() << "\nrarer words:";
   for (const std::string w : {" photosynthesis", " lexicographer", " anything"})
     out() << " " << shown(t.tokenizer, t.tokenizer.encode(w));
@@ -792,8 +798,8 @@ TEST_CASE(
           return static_cast<unsigned char>(c) >= 128;
         });
   }
-  out() << kStranger.size() << " bytes, " << ids.size()
-        << " tokens: " << shown(tokenizer, ids) << "\n";
+  out() << kStranger.size() << " bytes, " << ids.size() << " tokens:\n"
+        << shown(tokenizer, ids) << "\n";
   book::check("decoded right", tokenizer.decode(ids) == kStranger,
               "1 if the tokens decode to the sentence", book::exactly(1));
   book::check("merged high bytes", merged_high,
@@ -1042,11 +1048,10 @@ void draw_tradeoff() {
                            {book::series("held-out text", sizes, characters)})
                .set("log_x", true)
                .set("title", "what it buys"),
-           book::line_plot(
-               "tokens in the vocabulary", "parameters",
-               {book::series("embedding and read-out", sizes, tables),
-                book::series("four blocks", sizes, blocks).set("style", "k--")},
-               true)
+           book::line_plot("tokens in the vocabulary", "parameters",
+                           {book::series("tables", sizes, tables),
+                            book::series("blocks", sizes, blocks).set("style", "k--")},
+                           true)
                .set("log_x", true)
                .set("title", "what it costs")}));
 }
@@ -1061,10 +1066,10 @@ void draw_tradeoff() {
 // .. figure:: tradeoff
 //
 //    Left: the characters of held-out text that fit in a window of 64 tokens. Right:
-//    the parameters of the embedding and read-out at width 128, against those of four
-//    blocks of that width (the next claim). The cost doubles with each doubling of the
-//    vocabulary, a straight line on these log scales, and passes the four blocks
-//    between 2,048 and 4,096 tokens.
+//    the parameters of the tables, the embedding and the read-out, at width 128,
+//    against those of four blocks of that width (the next claim). The tables' cost
+//    doubles with each doubling of the vocabulary, a straight line on these log
+//    scales, and passes the four blocks between 2,048 and 4,096 tokens.
 
 TEST_CASE(
     "from 256 to 4,096 tokens a 64-token window holds more held-out text, but by a "
@@ -1100,7 +1105,7 @@ TEST_CASE(
     return tables / (tables + blocks);
   };
   out() << "four blocks: " << block_parameters()
-        << " parameters; embedding and read-out: " << table_parameters(256)
+        << " parameters\nembedding and read-out: " << table_parameters(256)
         << " at 256 tokens, " << table_parameters(2048) << " at 2,048, "
         << table_parameters(4096) << " at 4,096\n";
   const std::string of = "of the embedding's, read-out's and blocks' parameters";
