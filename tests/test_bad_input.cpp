@@ -8,16 +8,24 @@
 // ramp_positional_encoding's L >= 1 rule (test_attention.cpp); NoGradGuard, is_grad_enabled and
 // set_grad_enabled, live_graph_nodes, manual_seed, default_generator and Generator's own
 // methods except randint and load_state_dict (they take no input that can be wrong); printing
-// (any tensor prints).
+// (any tensor prints);
+// pretokenize and BPETokenizer::encode (any bytes are text they take); book::read_wordnet on a
+// missing or malformed WordNet (test_corpus.cpp: a std::runtime_error, since it is the machine
+// that lacks a package, not the program that is wrong).
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include <litgrad/book/corpus.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
@@ -370,6 +378,53 @@ TEST_CASE("every bad input in the table throws the named error with a message na
        [&] { nn::ModuleList list; list[0]; }},
       {"saving into a folder that does not exist", Kind::Value, "save: cannot write /no/such/folder/w", [&] { nn::save(linear, "/no/such/folder/w"); }},
       {"loading a file that is not there", Kind::Value, "load: cannot read /no/such/file", [&] { nn::load(linear, "/no/such/file"); }},
+      // Tokenizing.
+      {"a BPE vocabulary smaller than the bytes", Kind::Value, "BPETokenizer::train: vocab_size 100 is below 256, the number of byte tokens",
+       [&] { BPETokenizer().train("some text", 100); }},
+      {"decoding an id the vocabulary lacks", Kind::Index,
+       "BPETokenizer::decode: id 300 is out of range for a vocabulary of 256 tokens (at position 1)",
+       [&] { BPETokenizer().decode(std::vector<std::int64_t>{97, 300}); }},
+      {"decoding a negative id", Kind::Index, "BPETokenizer::decode: id -1 is out of range for a vocabulary of 256 tokens",
+       [&] { BPETokenizer().decode(std::vector<std::int64_t>{-1}); }},
+      {"decoding Float64 ids", Kind::Value, "BPETokenizer::decode: ids must be an Int64 tensor, got Float64 of shape [3]",
+       [&] { BPETokenizer().decode(ones({3})); }},
+      {"decoding a batch of ids at once", Kind::Shape, "BPETokenizer::decode: ids must be 1-D, got shape [2,3]",
+       [&] { BPETokenizer().decode(ones({2, 3}).to(DType::Int64)); }},
+      {"the bytes of a token that does not exist", Kind::Index,
+       "BPETokenizer::token: id 256 is out of range for a vocabulary of 256 tokens", [&] { BPETokenizer().token(256); }},
+      {"truncating to more tokens than trained", Kind::Value,
+       "BPETokenizer::truncated: vocab_size 300 is outside [256, 256], the sizes this tokenizer's merges give",
+       [&] { BPETokenizer().truncated(300); }},
+      {"loading a tokenizer that is not there", Kind::Value, "BPETokenizer::load: cannot read /no/such/file.bpe",
+       [&] { BPETokenizer().load("/no/such/file.bpe"); }},
+      {"loading a model's state as a tokenizer", Kind::Value, "is not a litgrad bpe file (its first line should be 'litgrad bpe 1')",
+       [&] {
+         const std::string path = std::filesystem::temp_directory_path() / ("litgrad-bad-" + std::to_string(::getpid()) + ".state");
+         nn::save(linear, path);
+         BPETokenizer t;
+         try {
+           t.load(path);
+         } catch (...) {
+           std::filesystem::remove(path);
+           throw;
+         }
+       }},
+      {"a tokenizer file cut short", Kind::Value, "is truncated: it ends after 1 of its 2 merges",
+       [&] {
+         const std::string path = std::filesystem::temp_directory_path() / ("litgrad-bad-" + std::to_string(::getpid()) + ".bpe");
+         std::ofstream(path) << "litgrad bpe 1\nmerges 2\n97 98\n";
+         BPETokenizer t;
+         try {
+           t.load(path);
+         } catch (...) {
+           std::filesystem::remove(path);
+           throw;
+         }
+       }},
+      {"saving a tokenizer into a folder that does not exist", Kind::Value, "BPETokenizer::save: cannot write /no/such/folder/t.bpe",
+       [&] { BPETokenizer().save("/no/such/folder/t.bpe"); }},
+      {"a held-out share above 1", Kind::Value, "read_wordnet: held_out_share must be in [0, 1], got 1.500000",
+       [&] { book::read_wordnet(book::kWordNetDirectory, 1.5); }},
       {"the gradient of a non-leaf", Kind::Autograd, "grad: this tensor was made by mul, so it is not a leaf",
        [&] { (leaf * 2.0).grad(); }},
       // Autograd out of order.

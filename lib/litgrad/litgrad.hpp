@@ -4,6 +4,7 @@
 
 #include "litgrad/attention.hpp"    // scaled_dot_product_attention, generate_square_subsequent_mask
 #include "litgrad/autograd.hpp"     // NoGradGuard, autograd::grad
+#include "litgrad/bpe.hpp"          // BPETokenizer, pretokenize
 #include "litgrad/dropout.hpp"      // dropout
 #include "litgrad/elementwise.hpp"  // + - * /, exp, log, tanh, sqrt, clamp, gelu, ..., where, masked_fill
 #include "litgrad/error.hpp"        // ShapeError, ValueError, IndexError, AutogradError
