@@ -37,6 +37,8 @@ from selenium.webdriver.common.by import By
 from litgrad_book import exercises as exercise_files_of, mistakes, reader
 
 DESKTOP, PHONE = (1280, 900), (412, 915)
+# Sphinx's smart quotes turn ' and " into typographic ones; names are compared as written.
+PLAIN_QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"'})
 LEGIBLE_PX = 10  # the smallest text a figure may show, in CSS pixels as displayed
 
 
@@ -238,12 +240,12 @@ def check_chapter_desktop(driver, check, base, source, book, shots):
         expected = [[m["name"] for m in catalogue if m["exercise"] == int(os.path.basename(p).split("_")[0])]
                     for p in exercises]
         expected = [names for names in expected if names]
-        listed = [[n.replace("’", "'").replace("“", '"').replace("”", '"') for n in names]
+        listed = [[n.translate(PLAIN_QUOTES) for n in names]
                   for _, names in shown[3]] if shown else None
         folded = " ".join(shown[4].split()) if shown else ""
         wrong_code = [m["name"] for m in catalogue
                       if any(len(l.strip()) > 24 and " ".join(l.split()) in folded for l in m["replace"].splitlines())
-                      or " ".join(m["hint"].split())[:40] in folded.replace("’", "'")]
+                      or " ".join(m["hint"].split())[:40] in folded.translate(PLAIN_QUOTES)]
         check(f"{prefix} the mistakes each exercise's tests catch, by name, folded, without their code",
               listed == expected and not any(o for o, _ in shown[3]) and not wrong_code,
               f"listed {listed}, expected {expected}; open: {[o for o, _ in shown[3]] if shown else None}; "
