@@ -1,7 +1,7 @@
-// Exercise 1.3 · A sum whose error grows slowly
+// Exercise 1.4 · A sum whose error grows slowly
 // =============================================
 //
-// Section 5 showed that a sum added first to last can be off by up to
+// Section 7 showed that a sum added first to last can be off by up to
 // :math:`(n - 1) u \sum |x|`, and in practice its error grows with :math:`n`. Adding in
 // pairs does much better: split the numbers in two halves, sum each half the same way,
 // and add the two results. Every number then takes part in only about :math:`\log_2 n`
@@ -14,8 +14,10 @@
 // exactly in 128 bits.
 
 // %% hint
-// Recursion: the sum of x[begin, end) is the sum of x[begin, mid) plus the sum of
-// x[mid, end), with mid halfway; a range of one number is that number, of none is 0.
+// A term's rounding error is passed on through every addition that follows it on the
+// way to the total. In a loop the first term goes through all :math:`n - 1`. Which
+// arrangement of the additions, drawn as a tree with the terms as leaves, keeps every
+// leaf close to the root?
 
 // %% fold: includes, and the exact sum
 #include <doctest/doctest.h>
@@ -37,7 +39,7 @@ double exact_sum(const std::vector<double>& x) {
 }  // namespace
 
 // %%
-// The function to write, in ``exercises/01_tensors/3_pairwise_sum.cpp``:
+// The function to write, in ``exercises/01_tensors/4_pairwise_sum.cpp``:
 
 double pairwise_sum(const std::vector<double>& x);
 
@@ -46,12 +48,21 @@ double pairwise_sum(const std::vector<double>& x);
 
 TEST_CASE(
     "the pairwise sum of a million uniform numbers is within ceil(log2 n)·u·sum|x| "
-    "of the exact sum") {
+    "of the exact sum, and small sums are exact") {
+  CHECK_MESSAGE(pairwise_sum({}) == 0.0, "the sum of no numbers is 0");
+  CHECK_MESSAGE(pairwise_sum({7}) == 7.0, "the sum of one number is that number");
+  CHECK_MESSAGE(pairwise_sum({1, 2, 3, 4, 5}) == 15.0,
+                "1 + 2 + 3 + 4 + 5 = 15 (exact in doubles): a term dropped or counted "
+                "twice where the halves meet, or an odd count split badly, changes it");
+  CHECK_MESSAGE(pairwise_sum({1, 2, 3, 4, 5, 6, 7}) == 28.0,
+                "1 + ... + 7 = 28: every term once, however the count splits");
   Generator gen(7);
   const std::vector<double> x = rand({1000000}, gen).to_vector();
   const double exact = exact_sum(x), u = std::ldexp(1.0, -53);
   const double bound = std::ceil(std::log2(static_cast<double>(x.size()))) * u * exact;
   const double error = std::fabs(pairwise_sum(x) - exact);
-  INFO("error ", error, ", bound ", bound);
+  INFO("error ", error, ", bound ", bound,
+       ": over the bound, but small, means some terms go through more than about "
+       "log2 n additions (a sum that is not split into halves all the way down)");
   CHECK(error <= bound);
 }
