@@ -1,4 +1,4 @@
-// Exercise 2.2 · The backward of a matrix product
+// Exercise 2.3 · The backward of a matrix product
 // ===============================================
 //
 // For :math:`C = A B`, with :math:`A` ``[m, k]`` and :math:`B` ``[k, n]``, suppose the
@@ -10,10 +10,10 @@
 // :math:`2ku \sum |\cdot|`, well within :math:`10^{-13}` here.
 
 // %% hint
-// :math:`a_{il}` appears in every :math:`c_{ij}` of row :math:`i`, multiplied by
-// :math:`b_{lj}`: so :math:`\partial L / \partial a_{il} = \sum_j g_{ij} b_{lj}`, which
-// is row :math:`i` of :math:`G` times column :math:`l` of :math:`B^T`. Do the same for
-// :math:`B`.
+// Take one element :math:`a_{il}` and list the elements :math:`c_{ij}` it appears in,
+// and with which factor. The chain rule then gives :math:`\partial L / \partial
+// a_{il}` as a sum over :math:`j`; read that sum as an element of a product of two
+// matrices you have, one of them turned on its side.
 
 // %% fold: includes
 #include <doctest/doctest.h>
@@ -23,7 +23,7 @@
 using namespace litgrad;
 
 // %%
-// The function to write, in ``exercises/02_derivatives/2_matmul_backward.cpp``:
+// The function to write, in ``exercises/02_derivatives/3_matmul_backward.cpp``:
 
 struct MatmulGradients {
   Tensor a, b;  // shaped as A and B
@@ -40,10 +40,16 @@ TEST_CASE("the gradients are litgrad's for A [3,4], B [4,2], to 1e-13") {
   const Tensor G = randn({3, 2}, gen);
   sum(matmul(A, B) * G).backward();
   const MatmulGradients mine = matmul_backward(A.detach(), B.detach(), G);
-  REQUIRE(mine.a.shape() == A.shape());
-  REQUIRE(mine.b.shape() == B.shape());
-  CHECK(max(abs(mine.a - A.grad())).item() <= 1e-13);
-  CHECK(max(abs(mine.b - B.grad())).item() <= 1e-13);
+  REQUIRE_MESSAGE(
+      mine.a.shape() == A.shape(),
+      "dL/dA has A's shape [3,4]: a product of G [3,2] with B turned on its "
+      "side, in that order");
+  REQUIRE_MESSAGE(mine.b.shape() == B.shape(),
+                  "dL/dB has B's shape [4,2]: A turned on its side, times G");
+  CHECK_MESSAGE(max(abs(mine.a - A.grad())).item() <= 1e-13,
+                "dL/da_il = sum_j g_ij b_lj: row i of G against row l of B");
+  CHECK_MESSAGE(max(abs(mine.b - B.grad())).item() <= 1e-13,
+                "dL/db_lj = sum_i a_il g_ij: column l of A against column j of G");
 }
 
 TEST_CASE(
@@ -55,6 +61,10 @@ TEST_CASE(
   sum(matmul(A, B) * G).backward();
   const MatmulGradients mine = matmul_backward(A.detach(), B.detach(), G);
   REQUIRE(mine.a.shape() == A.shape());
-  CHECK(max(abs(mine.a - A.grad())).item() <= 1e-13);
-  CHECK(max(abs(mine.b - B.grad())).item() <= 1e-13);
+  REQUIRE(mine.b.shape() == B.shape());
+  CHECK_MESSAGE(max(abs(mine.a - A.grad())).item() <= 1e-13,
+                "with square matrices every product has the right shape, so only the "
+                "values tell G B^T from G B or B^T G");
+  CHECK_MESSAGE(max(abs(mine.b - B.grad())).item() <= 1e-13,
+                "and A^T G from A G or G A^T");
 }
