@@ -8,8 +8,9 @@
 // tests run gradient descent just below and just above your rate.
 
 // %% hint
-// The Hessian is (2/n) [[Σx², Σx], [Σx, n]]. A symmetric 2 × 2 matrix [[a, c], [c, e]]
-// has eigenvalues (a + e)/2 ± sqrt(((a - e)/2)² + c²).
+// The limit comes from the bowl's steepest direction (section 4). Write the Hessian for
+// these inputs; its largest eigenvalue is the larger root of the quadratic equation
+// that says :math:`H - \lambda I` has no inverse.
 
 // %% fold: includes, and a descent to run
 #include <doctest/doctest.h>
@@ -56,13 +57,20 @@ TEST_CASE(
     const Tensor y = 1.5 * x - 0.2 + 0.1 * randn({100}, gen);
     const double rate = largest_stable_rate(x);
     INFO("scale ", scale, ", your rate ", rate);
-    CHECK(shrinkage(x, y, 0.97 * rate) < 1e-3);
-    CHECK(shrinkage(x, y, 1.03 * rate) > 1e3);
+    CHECK_MESSAGE(shrinkage(x, y, 0.97 * rate) < 1e-3,
+                  "just below the limit descent must converge: a rate from the gentle "
+                  "axis (2/λ_min), from a Hessian without its factor 2, or from the "
+                  "diagonal alone (ignoring Σx) is too large");
+    CHECK_MESSAGE(shrinkage(x, y, 1.03 * rate) > 1e3,
+                  "just above the limit descent must diverge: 1/λ_max is only half of "
+                  "the limit");
   }
 }
 
 TEST_CASE(
     "for inputs -1 and 1, whose Hessian is the diagonal (2, 2), the rate is exactly "
     "1") {
-  CHECK(largest_stable_rate(tensor({-1, 1, -1, 1})) == 1.0);
+  CHECK_MESSAGE(
+      largest_stable_rate(tensor({-1, 1, -1, 1})) == 1.0,
+      "H = (2/n)[[Σx², Σx], [Σx, n]] = [[2, 0], [0, 2]] here, so 2/λ_max = 1");
 }

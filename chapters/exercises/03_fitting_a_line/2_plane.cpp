@@ -9,9 +9,9 @@
 // spare, and that a plane made without noise is found to :math:`10^{-12}`.
 
 // %% hint
-// With the columns 1, x1, x2 the normal equations read M θ = v, where M[i][j] is the
-// sum of column i times column j and v[i] the sum of column i times y. Solve the 3 × 3
-// system by Gaussian elimination (or Cramer's rule).
+// Section 2 wrote the normal equations as :math:`X^T X \theta = X^T y` for a matrix
+// :math:`X` with a column per input and a column of ones. Nothing in that derivation
+// cared how many columns there were.
 
 // %% fold: includes
 #include <doctest/doctest.h>
@@ -39,16 +39,26 @@ TEST_CASE("the residuals are orthogonal to x1, x2 and 1, to 1e-10") {
   const Tensor y = 3 * x1 - 2 * x2 + 1 + 0.5 * randn({300}, gen);
   const Plane p = best_plane(x1, x2, y);
   const Tensor r = p.w1 * x1 + p.w2 * x2 + p.b - y;
-  CHECK(std::fabs(sum(r).item()) < 1e-10);
-  CHECK(std::fabs(sum(r * x1).item()) < 1e-10);
-  CHECK(std::fabs(sum(r * x2).item()) < 1e-10);
+  INFO("your plane: w1 = ", p.w1, ", w2 = ", p.w2, ", b = ", p.b);
+  CHECK_MESSAGE(std::fabs(sum(r).item()) < 1e-10,
+                "at the best plane the residuals sum to zero (orthogonal to the column "
+                "of ones); fitting each input on its own, with the inputs correlated, "
+                "misses it");
+  CHECK_MESSAGE(std::fabs(sum(r * x1).item()) < 1e-10,
+                "the residuals are orthogonal to x1: every equation's right-hand side "
+                "is a column times y, carried through the elimination");
+  CHECK_MESSAGE(std::fabs(sum(r * x2).item()) < 1e-10,
+                "the residuals are orthogonal to x2");
 }
 
 TEST_CASE("a plane without noise is found to 1e-12") {
   Generator gen(5);
   const Tensor x1 = randn({50}, gen), x2 = randn({50}, gen);
   const Plane p = best_plane(x1, x2, 0.25 * x1 + 4 * x2 - 3);
-  CHECK(std::fabs(p.w1 - 0.25) < 1e-12);
-  CHECK(std::fabs(p.w2 - 4) < 1e-12);
-  CHECK(std::fabs(p.b + 3) < 1e-12);
+  INFO("your plane: w1 = ", p.w1, ", w2 = ", p.w2, ", b = ", p.b);
+  CHECK_MESSAGE(std::fabs(p.w1 - 0.25) < 1e-12,
+                "w1 = 0.25: the coefficient of x1, "
+                "returned first");
+  CHECK_MESSAGE(std::fabs(p.w2 - 4) < 1e-12, "w2 = 4, the coefficient of x2");
+  CHECK_MESSAGE(std::fabs(p.b + 3) < 1e-12, "b = -3, the coefficient of the ones");
 }
