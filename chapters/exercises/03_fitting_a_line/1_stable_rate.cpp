@@ -3,7 +3,7 @@
 //
 // For fitting a line :math:`w x + b` to inputs :math:`x_1, \dots, x_n` by the mean
 // squared error, compute the learning rate above which gradient descent diverges:
-// section 2's :math:`2 / \lambda_{\max}`, with :math:`\lambda_{\max}` the largest
+// section 4's :math:`2 / \lambda_{\max}`, with :math:`\lambda_{\max}` the largest
 // eigenvalue of the Hessian. The targets :math:`y` do not matter, only the inputs. The
 // tests run gradient descent just below and just above your rate.
 
