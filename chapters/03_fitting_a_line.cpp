@@ -847,8 +847,7 @@ TEST_CASE(
 
 TEST_CASE(
     "the noise floor falls with the batch size: each doubling multiplies it by a "
-    "factor "
-    "within four standard errors of 1/2") {
+    "factor within four standard errors of 1/2") {
   const Data d = line_data(1);
   const std::vector<std::int64_t> sizes = {2, 4, 8, 16, 32};
   book::check_seeds(
