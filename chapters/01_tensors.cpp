@@ -298,8 +298,9 @@ TEST_CASE(
 // hold both to exact values.
 
 TEST_CASE(
-    "a row minus its mean kept with keepdim sums to exactly zero; without keepdim a "
-    "square tensor's row i sums to 4·m_i - sum_j m_j, and [3,4] is refused") {
+    "a row minus its mean kept with keepdim sums to exactly zero, while without "
+    "keepdim a square tensor's row i sums to 4·m_i - sum_j m_j, and [3,4] is "
+    "refused") {
   Generator gen(7);
   const Tensor x = to(randint(-9, 10, {4, 4}, gen), DType::Float64);
   CHECK(sum(x, {1}).shape() == Shape{4});
@@ -415,7 +416,7 @@ TEST_CASE(
 
 TEST_CASE(
     "a layer [batch, in] @ [in, out] + [out] gives [batch, out], each row the "
-    "layer applied to that input alone, bit for bit; nn::Linear is X W^T + b") {
+    "layer applied to that input alone, bit for bit, and nn::Linear is X W^T + b") {
   Generator gen(8);
   const std::int64_t batch = 5, in = 3, out_size = 2;
   const Tensor X = randn({batch, in}, gen), W = randn({in, out_size}, gen),
@@ -603,8 +604,8 @@ TEST_CASE(
 // double counts on to :math:`2^{53}`.
 
 TEST_CASE(
-    "in float32, adding 1 twenty million times stops at 2^24 = 16,777,216; in double "
-    "it reaches 20,000,000") {
+    "in float32, adding 1 twenty million times stops at 2^24 = 16,777,216, while in "
+    "double it reaches 20,000,000") {
   const long ones = 20'000'000;
   float count32 = 0;
   double count64 = 0;

@@ -28,8 +28,8 @@ std::int64_t offset(const Shape& shape, const std::vector<std::int64_t>& index);
 // The tests.
 
 TEST_CASE(
-    "a step along the last dimension moves one number; a step along the first skips "
-    "the product of the sizes after it") {
+    "a step along the last dimension moves one number, and a step along the first "
+    "skips the product of the sizes after it") {
   const Shape shape{2, 5, 3, 7};
   CHECK_MESSAGE(offset(shape, {0, 0, 0, 0}) == 0, "the first element is number 0");
   CHECK_MESSAGE(offset(shape, {0, 0, 0, 1}) == 1,
