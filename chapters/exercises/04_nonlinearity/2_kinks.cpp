@@ -2,16 +2,15 @@
 // =========================================
 //
 // For a network ``output(relu(hidden(x)))`` with one input, list the points of an
-// interval ``(lo, hi)`` where its slope changes, in increasing order. Section 5 found
+// interval ``(lo, hi)`` where its slope changes, in increasing order. Section 7 found
 // each unit's kink at :math:`-b_j / w_j`; but not every unit bends the output: a unit
 // with :math:`w_j = 0` is constant, and one whose output weight :math:`v_j` is 0
 // contributes nothing. The tests build networks with such units and compare your
 // points with where autograd's slope really changes.
 
 // %% hint
-// Unit j changes the slope by v_j times the size of w_j, so it bends the output
-// exactly when both v_j and w_j are nonzero. Collect -b_j / w_j for those units, keep
-// the ones strictly inside (lo, hi), and sort them.
+// Where does unit j switch on or off, and by how much does the output's slope jump
+// there (section 7 worked it out)? A jump of zero is no bend at all.
 
 // %% fold: includes, and two networks to test on
 #include <doctest/doctest.h>
@@ -29,12 +28,13 @@ struct TwoLayers {
   nn::Linear hidden, output;
 };
 
-// Six units: kinks at 0.5, -1, 2 and 0.25; one unit with w = 0, one with v = 0.
+// Six units: kinks at 0.5, -1, 2 and 0.25; one unit with w = 0, and one with v = 0
+// whose -b/w is -0.75.
 TwoLayers handmade() {
   TwoLayers net{nn::Linear(1, 6), nn::Linear(6, 1)};
   NoGradGuard no_grad;
   net.hidden.weight.copy_(tensor({2, 1, -1, 0, 4, 1}, {6, 1}));
-  net.hidden.bias.copy_(tensor({-1, 1, 2, 3, -1, -3}, {6}));
+  net.hidden.bias.copy_(tensor({-1, 1, 2, 3, -1, 0.75}, {6}));
   net.output.weight.copy_(tensor({1, -0.5, 2, 7, 0.75, 0}, {1, 6}));
   return net;
 }
@@ -59,7 +59,16 @@ std::vector<double> kinks_in(const nn::Linear& hidden, const nn::Linear& output,
 TEST_CASE(
     "the handmade network bends at -1, 0.25 and 0.5 inside (-2, 1), and nowhere else") {
   const TwoLayers net = handmade();
-  CHECK(kinks_in(net.hidden, net.output, -2, 1) == std::vector<double>{-1, 0.25, 0.5});
+  const std::vector<double> yours = kinks_in(net.hidden, net.output, -2, 1);
+  CHECK_MESSAGE(std::is_sorted(yours.begin(), yours.end()),
+                "your points are not in increasing order");
+  for (double at : yours) {
+    const auto s = slopes(net, {at - 1e-3, at + 1e-3});
+    CHECK_MESSAGE(s[0] != s[1], "the slope does not change at ", at,
+                  ": a unit bends the output only if both its weights are nonzero");
+    CHECK_MESSAGE((at > -2 && at < 1), at, " is outside (-2, 1)");
+  }
+  CHECK(yours == std::vector<double>{-1, 0.25, 0.5});
 }
 
 TEST_CASE(

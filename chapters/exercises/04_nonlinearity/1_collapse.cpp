@@ -1,4 +1,4 @@
-// Exercise 4.3 · A stack of linear layers is one
+// Exercise 4.1 · A stack of linear layers is one
 // ==============================================
 //
 // Section 2 composed two linear layers into one. Collapse a whole stack: given layers
@@ -23,7 +23,7 @@
 using namespace litgrad;
 
 // %%
-// The function to write, in ``exercises/04_nonlinearity/3_collapse.cpp``:
+// The function to write, in ``exercises/04_nonlinearity/1_collapse.cpp``:
 
 nn::Linear collapse(const std::vector<nn::Linear>& layers);
 
@@ -39,6 +39,18 @@ TEST_CASE(
   const nn::Linear one = collapse(layers);
   REQUIRE(one.in_features == 3);
   REQUIRE(one.out_features == 2);
+  // What the stack makes of zeros is its bias; of a unit vector, its bias plus a
+  // column of its weight.
+  Tensor probe = cat({zeros({1, 3}), eye(3)}, 0);  // [4, 3]
+  for (const nn::Linear& layer : layers) probe = layer(probe);
+  const Tensor bias = select(probe, 0, 0);                              // [2]
+  const Tensor weight = transpose(slice(probe, 0, 1, 4) - bias, 0, 1);  // [2, 3]
+  CHECK_MESSAGE(max(abs(one.weight - weight)).item() < 1e-12,
+                "the weight is not the stack's: the layers' weights multiplied, last "
+                "first");
+  CHECK_MESSAGE(max(abs(one.bias - bias)).item() < 1e-12,
+                "the bias is not what the stack makes of zeros: every layer's bias "
+                "passes through the weights of all the layers after it");
   const Tensor x = randn({200, 3}, gen);
   Tensor y = x;
   for (const nn::Linear& layer : layers) y = layer(y);
