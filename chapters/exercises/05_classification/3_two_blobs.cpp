@@ -1,17 +1,22 @@
 // Exercise 5.3 · The Bayes rate of two blobs
 // ==========================================
 //
-// Section 3 computed the best possible accuracy for three blobs with a grid. For two
-// blobs, normal with standard deviation 1 around centres a distance :math:`d` apart,
-// in equal numbers, it has a closed form. Find it and write it. The tests compare it
-// with 200,000 sampled points at :math:`d` = 1, 2 and 3, each within four standard
-// errors, and check that far-apart blobs are told apart almost surely.
+// Section 4 compared classifiers with the Bayes classifier, the rule that gives each
+// point its most probable class, without a formula for its accuracy. For two blobs
+// there is one. Class 0 is normal with standard deviation 1 around :math:`(0, 0)`,
+// class 1 the same around :math:`(d, 0)`, and a point belongs to class 0 with
+// probability :math:`\pi` (the *prior*) and to class 1 with :math:`1 - \pi`. The most
+// probable class at :math:`x` is the one with the larger prior times density. Find the
+// Bayes rate, the accuracy of that rule, as a function of :math:`d` and :math:`\pi`,
+// and write it. Section 5 used the case :math:`\pi = \tfrac12`, :math:`d = 2`. The
+// tests compare yours with the rule applied to 200,000 sampled points, and check the
+// cases you can answer without a formula.
 
 // %% hint
-// The best rule picks the nearer centre; the boundary is the perpendicular bisector.
-// Only the distance along the line between the centres matters, and along it a point
-// is normal with standard deviation 1: it is classified right when its noise is less
-// than d/2 towards the other centre. The standard normal's distribution function is
+// Write the condition "class 0 is more probable at x" and simplify it: the squares of
+// x cancel, and what is left depends on one coordinate only, through a threshold.
+// Then each class is right on one side of that threshold; how much of a standard
+// normal lies there? The standard normal's distribution function is
 // Φ(t) = erfc(-t / √2) / 2, with std::erfc from <cmath>.
 
 // %% fold: includes
@@ -26,26 +31,50 @@ using namespace litgrad;
 // %%
 // The function to write, in ``exercises/05_classification/3_two_blobs.cpp``:
 
-double two_blob_bayes_rate(double distance);
+double two_blob_bayes_rate(double distance, double prior);
 
 // %%
 // The tests.
 
 TEST_CASE(
-    "it matches the nearest-centre rule on 200,000 sampled points, for d = 1, 2, 3") {
+    "it matches the most-probable-class rule on 200,000 sampled points, for d = 1, 2, "
+    "3 "
+    "and priors 1/2 and 4/5, within four standard errors") {
   Generator gen(7);
-  for (double d : {1.0, 2.0, 3.0}) {
-    // Class 0 at (0, 0), class 1 at (d, 0): a class-0 point is right when x < d/2.
-    const Tensor x = randn({200000, 2}, gen);
-    const double sampled = mean((select(x, 1, 0) < d / 2).to(DType::Float64)).item();
-    const double yours = two_blob_bayes_rate(d);
-    const double se = std::sqrt(yours * (1 - yours) / 200000);
-    INFO("d = ", d, ": sampled ", sampled, ", yours ", yours);
-    CHECK(std::fabs(sampled - yours) < 4 * se);
+  const std::int64_t n = 200000;
+  for (double prior : {0.5, 0.8})
+    for (double d : {1.0, 2.0, 3.0}) {
+      // Classes drawn with the prior, points around their centres.
+      const Tensor cls = (rand({n}, gen) >= prior).to(DType::Float64);  // 1: class 1
+      const Tensor x = select(randn({n, 2}, gen), 1, 0) + d * cls;
+      // The rule: class 1 where (1 - π) φ(x - d) > π φ(x).
+      const Tensor one =
+          gt((1 - prior) * exp(-0.5 * (x - d) * (x - d)), prior * exp(-0.5 * x * x))
+              .to(DType::Float64);
+      const double sampled = mean(eq(one, cls).to(DType::Float64)).item();
+      const double yours = two_blob_bayes_rate(d, prior);
+      const double se = std::sqrt(sampled * (1 - sampled) / n);
+      INFO("d = ", d, ", prior ", prior, ": the rule is right on ", sampled,
+           " of the sampled points; yours says ", yours);
+      const char* question = prior == 0.5
+                                 ? "where is the threshold, and how much of each blob "
+                                   "lies on its own side?"
+                                 : "with unequal priors, does the threshold stay "
+                                   "halfway between the centres?";
+      CHECK_MESSAGE(std::fabs(sampled - yours) < 4 * se, question);
+    }
+}
+
+TEST_CASE(
+    "blobs on top of each other: the best rule always says the more common class") {
+  for (double prior : {0.5, 0.8, 0.3}) {
+    INFO("d = 0, prior ", prior, ": yours says ", two_blob_bayes_rate(0, prior));
+    CHECK(std::fabs(two_blob_bayes_rate(0, prior) - std::max(prior, 1 - prior)) <
+          1e-12);
   }
 }
 
 TEST_CASE("blobs 10 apart are told apart with accuracy above 1 - 1e-6") {
-  CHECK(two_blob_bayes_rate(10) > 1 - 1e-6);
-  CHECK(two_blob_bayes_rate(10) <= 1);
+  CHECK(two_blob_bayes_rate(10, 0.5) > 1 - 1e-6);
+  CHECK(two_blob_bayes_rate(10, 0.5) <= 1);
 }
