@@ -65,7 +65,8 @@ TEST_CASE(
   for (double at : yours) {
     const auto s = slopes(net, {at - 1e-3, at + 1e-3});
     CHECK_MESSAGE(s[0] != s[1], "the slope does not change at ", at,
-                  ": a unit bends the output only if both its weights are nonzero");
+                  ": a unit bends the output where its w x + b crosses zero, and only "
+                  "if both its weights are nonzero");
     CHECK_MESSAGE((at > -2 && at < 1), at, " is outside (-2, 1)");
   }
   CHECK(yours == std::vector<double>{-1, 0.25, 0.5});
@@ -86,11 +87,12 @@ TEST_CASE(
     const auto s =
         slopes(net, {a + 0.1 * (b - a), a + 0.5 * (b - a), a + 0.9 * (b - a)});
     INFO("between ", a, " and ", b);
-    CHECK(s[0] == s[1]);
-    CHECK(s[1] == s[2]);
+    CHECK_MESSAGE((s[0] == s[1] && s[1] == s[2]),
+                  "the slope changes here: a kink between these points is missing");
     if (p + 2 < edges.size()) {  // across the point edges[p + 1]
       const double c = edges[p + 2];
-      CHECK(slopes(net, {b + 0.5 * (c - b)})[0] != s[2]);
+      CHECK_MESSAGE(slopes(net, {b + 0.5 * (c - b)})[0] != s[2],
+                    "the slope does not change across ", b, ": no unit bends there");
     }
   }
 }

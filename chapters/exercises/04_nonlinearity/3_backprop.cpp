@@ -145,14 +145,12 @@ TEST_CASE(
   const double loss = mean((out - kY) * (out - kY)).item();
   INFO("your loss after 600 steps: ", loss, " (autograd's training reaches ",
        mse_loss(second(tanh(first(kX))), kY).item(), ")");
-  CHECK_MESSAGE(loss < 1e-12,
-                "the loss did not fall: does each step go against the "
+  CHECK_MESSAGE(loss < 1e-12, "the loss did not fall: does each step go against the ",
                 "gradient, for every parameter, at the given rate?");
   const double gap = std::max({max(abs(mine.W1 - first.weight)).item(),
                                max(abs(mine.b1 - first.bias)).item(),
                                max(abs(mine.W2 - second.weight)).item(),
                                max(abs(mine.b2 - second.bias)).item()});
-  CHECK_MESSAGE(gap < 1e-9, "your weights ended ", gap,
-                " from autograd's: the steps "
+  CHECK_MESSAGE(gap < 1e-9, "your weights ended ", gap, " from autograd's: the steps ",
                 "differ, in size, in sign, or in how many were taken");
 }

@@ -57,9 +57,8 @@ std::string diagnosis(const std::string& name, const Tensor& yours,
   const double ratio = sum(yours * truth).item() / sum(truth * truth).item();
   if (max(abs(yours - ratio * truth)).item() <= 1e-12)
     return name + " is the right gradient times " + std::to_string(ratio) +
-           ": a constant factor, such as the 1/N of the mean or a sign, went missing "
-           "or "
-           "in twice";
+           ": a constant factor, such as the 1/N of the mean or a sign, went "
+           "missing or in twice";
   return name +
          " is not the gradient, nor a multiple of it: check the gradient with "
          "respect to the scores, then how it reaches " +
@@ -120,8 +119,8 @@ TEST_CASE("your gradients are autograd's: 4 classes, 5 inputs, 7 examples") {
 
 TEST_CASE(
     "trained by hand on the blobs, your classifier has autograd's weights, to 1e-9, "
-    "and "
-    "is within four paired standard errors of the Bayes classifier on fresh points") {
+    "and is within four paired standard errors of the Bayes classifier on fresh "
+    "points") {
   Generator gen(1);
   Tensor x, y, test_x, test_y;
   blobs(200, gen, x, y);
@@ -138,8 +137,7 @@ TEST_CASE(
   }
   const double gap = std::max(max(abs(mine.W - reference.weight)).item(),
                               max(abs(mine.b - reference.bias)).item());
-  CHECK_MESSAGE(gap < 1e-9, "your weights ended ", gap,
-                " from autograd's: the steps "
+  CHECK_MESSAGE(gap < 1e-9, "your weights ended ", gap, " from autograd's: the steps ",
                 "differ, in size, in sign, or in how many were taken");
   const Tensor scores = matmul(test_x, transpose(mine.W, 0, 1)) + mine.b;
   const Tensor d =
@@ -147,6 +145,6 @@ TEST_CASE(
   const double m = mean(d).item(), se = std::sqrt((mean(d * d).item() - m * m) / 3000);
   INFO("your accuracy minus the Bayes classifier's: ", m, " (paired SE ", se, ")");
   CHECK_MESSAGE(std::fabs(m) < 4 * se,
-                "your classifier is not as accurate as a "
-                "trained line should be: did it train?");
+                "your classifier is not as accurate as a trained line should be: did ",
+                "it train?");
 }

@@ -22,7 +22,9 @@
 // %% fold: includes
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <litgrad/litgrad.hpp>
 
@@ -38,8 +40,8 @@ double two_blob_bayes_rate(double distance, double prior);
 
 TEST_CASE(
     "it matches the most-probable-class rule on 200,000 sampled points, for d = 1, 2, "
-    "3 "
-    "and priors 1/2 and 4/5, within four standard errors") {
+    "3 and priors 1/2 and 4/5, within four standard errors, and is never below "
+    "max(π, 1 - π)") {
   Generator gen(7);
   const std::int64_t n = 200000;
   for (double prior : {0.5, 0.8})
@@ -56,12 +58,18 @@ TEST_CASE(
       const double se = std::sqrt(sampled * (1 - sampled) / n);
       INFO("d = ", d, ", prior ", prior, ": the rule is right on ", sampled,
            " of the sampled points; yours says ", yours);
-      const char* question = prior == 0.5
-                                 ? "where is the threshold, and how much of each blob "
-                                   "lies on its own side?"
-                                 : "with unequal priors, does the threshold stay "
-                                   "halfway between the centres?";
+      const std::string question =
+          prior == 0.5 ? "where is the threshold, and how much of each blob "
+                         "lies on its own side?"
+                       : "with unequal priors, does the threshold move from "
+                         "halfway toward the rarer class's centre, and by the "
+                         "right amount?";
       CHECK_MESSAGE(std::fabs(sampled - yours) < 4 * se, question);
+      CHECK_MESSAGE(
+          yours >= std::max(prior, 1 - prior),
+          "always saying the more common class is right on max(π, 1 - π) of "
+          "the points, and the best rule does no worse: is each class counted "
+          "on its own side of the threshold?");
     }
 }
 
@@ -69,8 +77,10 @@ TEST_CASE(
     "blobs on top of each other: the best rule always says the more common class") {
   for (double prior : {0.5, 0.8, 0.3}) {
     INFO("d = 0, prior ", prior, ": yours says ", two_blob_bayes_rate(0, prior));
-    CHECK(std::fabs(two_blob_bayes_rate(0, prior) - std::max(prior, 1 - prior)) <
-          1e-12);
+    CHECK_MESSAGE(
+        std::fabs(two_blob_bayes_rate(0, prior) - std::max(prior, 1 - prior)) < 1e-12,
+        "at d = 0 the blobs coincide and no threshold divides them: does your "
+        "formula still hold there?");
   }
 }
 
