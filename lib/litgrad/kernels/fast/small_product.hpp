@@ -1,7 +1,6 @@
 #pragma once
-// The fast room's products in four sums (kernels/product.hpp): products with short sums, or few
-// of them, such as a Linear layer on two features, a matrix times a vector, a weight's gradient
-// summed over a batch. Every element is the sum of its k products in four interleaved partial
+// The fast room's products in four sums (kernels/product.hpp): products with short sums
+// (k <= 8), such as a Linear layer on two features. Every element is the sum of its k products in four interleaved partial
 // sums, s_r = 0 + a(i,r) b(r,j) + a(i,r+4) b(r+4,j) + ... (r = 0..3), then (s0 + s1) + (s2 + s3),
 // with SIMD along C's rows (or Cᵀ's, for a narrow C), or along the sums (a matrix times a
 // vector). Four independent sums keep the FPU busy when k is long.
