@@ -40,9 +40,9 @@ using RowMap = Eigen::Map<RowMajorMatrix>;
 // for the coefficient-based product, we hand Eigen zero-padded copies: whole tiles for GEMM,
 // whole SIMD packets of rows for the coefficient-based product; then we copy the product out.
 // GEMM pays for its packing only when all three sizes are large (plan() in kernels/product.hpp
-// picks the path). Products with short sums (k <= 8, such as a Linear layer on two features) go
-// to small_product (kernels/fast/small_product.hpp), which adds them in four sums; every other
-// sum is a chain, whatever n and m, so that a row's bits do not depend on the rows beside it.
+// picks the path). Tiny products and short sums (k <= 8, such as a Linear layer on two
+// features) go to small_product (kernels/fast/small_product.hpp), which adds the same chains
+// with no setting up.
 constexpr Eigen::Index kTileRows = Eigen::internal::gebp_traits<double, double>::mr;
 constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>::nr;
 constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
