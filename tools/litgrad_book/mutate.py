@@ -63,7 +63,7 @@ def sync():
         source, target = os.path.join(ROOT, f), os.path.join(SRC, f)
         if not os.path.exists(target) or sha256(source) != sha256(target):
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            shutil.copy2(source, target)
+            shutil.copy(source, target)  # a new mtime: the build must see the file changed
     for folder, _, files in os.walk(SRC):
         for name in files:
             rel = os.path.relpath(os.path.join(folder, name), SRC)
