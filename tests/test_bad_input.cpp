@@ -137,6 +137,13 @@ TEST_CASE("every bad input in the table throws the named error with a message na
       {"MultiheadAttention told is_causal of a mask that is not causal", Kind::Value,
        "MultiheadAttention: is_causal was given, but attn_mask of shape [3,3] is not the causal mask",
        [&] { mha(q, q, q, {}, true, zeros({3, 3}), true, /*is_causal=*/true); }},
+      {"MultiheadAttention.forward_cached with tokens of the wrong width", Kind::Shape,
+       "MultiheadAttention.forward_cached: x of shape [3,2,5] should be [L,N,4]",
+       [&] { nn::KVCache cache; mha.forward_cached(ones({3, 2, 5}), cache); }},
+      {"MultiheadAttention.forward_cached with a cache of another batch", Kind::Shape,
+       "MultiheadAttention.forward_cached: the cache holds keys of shape [4,3,2] and values of shape [4,3,2], but "
+       "this layer and x need [2,S,2]",
+       [&] { nn::KVCache cache{zeros({4, 3, 2}), zeros({4, 3, 2})}; mha.forward_cached(ones({1, 1, 4}), cache); }},
       {"xavier_uniform_ of a vector", Kind::Shape, "xavier_uniform_: needs a tensor with at least 2 dimensions, got [4]",
        [&] { Tensor v = ones({4}); nn::init::xavier_uniform_(v); }},
       // Dimensions and indices out of range.

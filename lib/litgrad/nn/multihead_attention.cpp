@@ -218,6 +218,53 @@ AttentionOutput MultiheadAttention::forward(const Tensor& query, const Tensor& k
   return {out, weights};
 }
 
+Tensor MultiheadAttention::forward_cached(const Tensor& x, KVCache& cache) const {
+  const std::int64_t E = embed_dim, H = num_heads;
+  const std::string op = std::string(kOp) + ".forward_cached";
+  if (!in_proj_weight.defined() || bias_k.defined() || options.add_zero_attn)
+    throw ValueError(op + ": decodes self-attention with kdim = vdim = embed_dim and without add_bias_kv or "
+                     "add_zero_attn");
+  if (is_training() && options.dropout > 0)
+    throw ValueError(op + ": decoding is done in evaluation, where dropout is off; call eval() first (dropout " +
+                     std::to_string(options.dropout) + ")");
+  if ((x.dim() != 2 && x.dim() != 3) || x.size(-1) != E)
+    throw ShapeError(op + ": x of shape " + to_string(x.shape()) + " should be [L,N," + std::to_string(E) +
+                     "], [N,L," + std::to_string(E) + "] with batch_first, or [L," + std::to_string(E) + "] unbatched");
+  // 1. To [L, N, E], as forward() does.
+  const bool batched = x.dim() == 3;
+  const Tensor q = !batched ? unsqueeze(x, 1) : options.batch_first ? transpose(x, 0, 1) : x;
+  const std::int64_t L = q.size(0), N = q.size(1), seen = cache.size();
+  if (seen > 0 && (cache.keys.size(0) != N * H || cache.keys.size(2) != head_dim ||
+                   !cache.values.defined() || cache.values.shape() != cache.keys.shape()))
+    throw ShapeError(op + ": the cache holds keys of shape " + to_string(cache.keys.shape()) + " and values of shape " +
+                     (cache.values.defined() ? to_string(cache.values.shape()) : std::string("(none)")) +
+                     ", but this layer and x need [" + std::to_string(N * H) + ",S," + std::to_string(head_dim) + "]");
+  // 2. The new tokens' projections and heads: [L, N, E] -> [N*H, L, E/H] (forward()'s steps 3 and 5).
+  auto block = [&](const Tensor& w, std::int64_t i) { return w.defined() ? slice(w, 0, i * E, (i + 1) * E) : w; };
+  auto heads = [&](const Tensor& t) { return transpose(reshape(t, {L, N * H, head_dim}), 0, 1); };
+  const Tensor qh = heads(linear(q, block(in_proj_weight, 0), block(in_proj_bias, 0)));
+  const Tensor kh = heads(linear(q, block(in_proj_weight, 1), block(in_proj_bias, 1)));
+  const Tensor vh = heads(linear(q, block(in_proj_weight, 2), block(in_proj_bias, 2)));
+  // 3. Every key and value so far: [N*H, seen + L, E/H].
+  const Tensor keys = seen > 0 ? cat({cache.keys, kh}, 1) : kh;
+  const Tensor values = seen > 0 ? cat({cache.values, vh}, 1) : vh;
+  // 4. New token i sits at position seen + i and sees keys 0 .. seen + i. One token sees every
+  //    key; a first piece is the causal square; a later piece of several, a mask [1, L, seen + L].
+  Tensor mask;
+  const bool causal = seen == 0 && L > 1;
+  if (seen > 0 && L > 1) {
+    const Tensor position = reshape(arange(seen, seen + L), {L, 1}), key = reshape(arange(seen + L), {1, seen + L});
+    mask = unsqueeze(masked_fill(zeros({L, seen + L}), gt(key, position), -INFINITY), 0);
+  }
+  const AttentionOutput a = detail::attention(qh, keys, values, mask, causal, 0.0, *gen_);
+  cache.keys = keys;
+  cache.values = values;
+  // 5. Concatenate the heads and project, and back to x's layout (forward()'s step 9).
+  Tensor out = out_proj(reshape(transpose(a.output, 0, 1), {L, N, E}));
+  if (!batched) return squeeze(out, 1);
+  return options.batch_first ? transpose(out, 0, 1) : out;
+}
+
 std::string MultiheadAttention::extra_repr() const {
   std::string s = "embed_dim=" + std::to_string(embed_dim) + ", num_heads=" + std::to_string(num_heads);
   if (kdim != embed_dim) s += ", kdim=" + std::to_string(kdim);

@@ -55,6 +55,18 @@ struct MultiheadAttentionOptions {
 /// masking (pytorch/pytorch#80494). litgrad follows the documented Python behaviour in all of
 /// these, and its tests compare with Python torch where libtorch is wrong.
 ///
+/// \brief The keys and values a self-attention layer has computed for the tokens it has seen:
+/// a KV cache. A decoder that writes one token at a time keeps one per layer, so that each new
+/// token costs the work of one token (its projections, and one row of scores over the tokens
+/// before it) instead of the whole sequence's again. Start with an empty one; see
+/// MultiheadAttention::forward_cached().
+struct KVCache {
+  Tensor keys;    ///< `[N*H, S, E/H]` after S tokens (the heads of sequence b at b*H to b*H+H-1)
+  Tensor values;  ///< `[N*H, S, E/H]`
+  /// \brief S, the tokens seen (0 for an empty cache).
+  std::int64_t size() const { return keys.defined() ? keys.size(1) : 0; }
+};
+
 /// \code
 /// nn::MultiheadAttention mha(8, 2);
 /// Tensor x = randn({5, 3, 8});                                     // [L, N, E]
@@ -95,6 +107,20 @@ class MultiheadAttention : public Module {
                              bool is_causal = false) const {
     return forward(query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights, is_causal);
   }
+
+  /// \brief Causal self-attention for the tokens \p x that follow the `cache.size()` tokens
+  /// already seen: each new token attends to every earlier token and to itself, and the new
+  /// tokens' keys and values are appended to \p cache. Feeding a sequence in pieces, one token
+  /// at a time or several, gives each new token exactly the bits that
+  /// `forward(s, s, s, {}, false, generate_square_subsequent_mask(L), true, true)` gives it on the
+  /// whole sequence s so far: every sum in litgrad adds its terms in an order that depends on
+  /// nothing but their count, and masked keys add zeros.
+  /// \param x `[L, N, E]` (`[N, L, E]` with batch_first, `[L, E]` unbatched): the new tokens.
+  /// \returns the attention's output for the new tokens, shaped as \p x.
+  /// \throws ShapeError when x's features are not E or the cache holds another batch or head
+  ///   size; ValueError for a layer with kdim or vdim != E, add_bias_kv or add_zero_attn, or in
+  ///   training with dropout (decoding is done in evaluation: call eval()).
+  Tensor forward_cached(const Tensor& x, KVCache& cache) const;
 
   std::string extra_repr() const override;
 

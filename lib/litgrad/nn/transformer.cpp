@@ -73,6 +73,18 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mas
   return x;
 }
 
+Tensor TransformerEncoderLayer::forward_cached(const Tensor& src, KVCache& cache) const {
+  Tensor x = src;  // dropout1 and dropout2 are off in evaluation, which forward_cached asks
+  if (options.norm_first) {
+    x = x + dropout1(self_attn.forward_cached(norm1(x), cache));
+    x = x + feed_forward_block(norm2(x));
+  } else {
+    x = norm1(x + dropout1(self_attn.forward_cached(x, cache)));
+    x = norm2(x + feed_forward_block(x));
+  }
+  return x;
+}
+
 // ---------------------------------------------------------------------------------------------
 
 TransformerEncoder::TransformerEncoder(const TransformerEncoderLayer& encoder_layer, std::int64_t num_layers,
@@ -96,6 +108,16 @@ TransformerEncoder::TransformerEncoder(const TransformerEncoderLayer& encoder_la
 Tensor TransformerEncoder::forward(const Tensor& src, const Tensor& mask, const Tensor& padding, bool is_causal) const {
   Tensor x = src;
   for (std::size_t i = 0; i < layers.size(); ++i) x = layer(i)(x, mask, padding, is_causal);
+  return norm ? (*norm)(x) : x;
+}
+
+Tensor TransformerEncoder::forward_cached(const Tensor& src, std::vector<KVCache>& caches) const {
+  if (caches.empty()) caches.resize(layers.size());
+  if (caches.size() != layers.size())
+    throw ValueError("TransformerEncoder.forward_cached: " + std::to_string(caches.size()) + " caches for " +
+                     std::to_string(layers.size()) + " layers; pass one per layer, or none to start");
+  Tensor x = src;
+  for (std::size_t i = 0; i < layers.size(); ++i) x = layer(i).forward_cached(x, caches[i]);
   return norm ? (*norm)(x) : x;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "litgrad/nn/activation.hpp"
 #include "litgrad/nn/container.hpp"
@@ -71,6 +72,12 @@ class TransformerEncoderLayer : public Module {
     return forward(src, src_mask, src_key_padding_mask, is_causal);
   }
 
+  /// \brief The block for the tokens \p src that follow those \p cache has seen, under the
+  /// causal mask: MultiheadAttention::forward_cached() in place of the self-attention, so that
+  /// each new token gets exactly the bits forward() with the causal mask and is_causal gives it
+  /// on the whole sequence so far. Shapes as forward()'s. Call eval() first.
+  Tensor forward_cached(const Tensor& src, KVCache& cache) const;
+
   /// \brief The self-attention part, `dropout1(self_attn(x, x, x))`: `[L, N, E]` in and out.
   Tensor self_attention_block(const Tensor& x, const Tensor& src_mask, const Tensor& src_key_padding_mask,
                               bool is_causal = false) const;
@@ -123,6 +130,11 @@ class TransformerEncoder : public Module {
                     bool is_causal = false) const {
     return forward(src, mask, src_key_padding_mask, is_causal);
   }
+
+  /// \brief Each layer's TransformerEncoderLayer::forward_cached() in turn, layer i with
+  /// `caches[i]` (an empty vector is given one empty cache per layer), then the norm.
+  /// \throws ValueError when \p caches is neither empty nor one per layer.
+  Tensor forward_cached(const Tensor& src, std::vector<KVCache>& caches) const;
 
   /// \brief Layer \p i (0 first). \throws IndexError when out of range.
   TransformerEncoderLayer& layer(std::size_t i) const { return layers.at<TransformerEncoderLayer>(i); }
