@@ -32,17 +32,16 @@ constexpr std::int64_t kDepthBlock = 512;
 /// Which code the fast room runs for an n x k times k x m product (the order is always the
 /// chain of the top of this file; only the speed depends on the path).
 struct ProductPlan {
-  enum class Path { Small, Coefficients, Gemm };
+  enum class Path { Small, Gemm };
   Path path;
   std::int64_t block;  // terms per block of the chain: kDepthBlock
 };
 
 inline ProductPlan plan(std::int64_t n, std::int64_t k, std::int64_t m) {
   using Path = ProductPlan::Path;
-  if (n * k * m <= 512 || k <= 8) return {Path::Small, kDepthBlock};  // tiny, or short sums
-  if (n >= 16 && m >= 16) return {Path::Gemm, kDepthBlock};           // large
-  if (k <= kDepthBlock) return {Path::Coefficients, kDepthBlock};      // one block each
-  return {Path::Gemm, kDepthBlock};  // a long sum with few rows or columns: padded GEMM
+  // Short sums, and sums of one block with few rows or columns: SIMD rows of chains.
+  if (k <= 8 || (k <= kDepthBlock && (n < 16 || m < 16))) return {Path::Small, kDepthBlock};
+  return {Path::Gemm, kDepthBlock};  // large; or a long sum with few rows or columns, padded
 }
 
 namespace plain {
@@ -61,7 +60,7 @@ class Product {
 }  // namespace plain
 
 namespace fast {
-/// The fast room's products: Eigen's GEMM and coefficient-based product, and SIMD rows of chains.
+/// The fast room's products: Eigen's GEMM, and SIMD rows of chains.
 class Product {
  public:
   Product(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms = true);

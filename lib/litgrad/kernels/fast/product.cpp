@@ -11,7 +11,7 @@
 #include "litgrad/kernels/memory.hpp"
 #include "litgrad/kernels/product.hpp"
 
-// We choose between Eigen's GEMM and its coefficient-based product ourselves (see Impl).
+// Eigen's GEMM for every product we hand it, never its coefficient-based product (see Impl).
 #define EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 0
 // litgrad starts no threads, so no result depends on a thread count.
 #define EIGEN_DONT_PARALLELIZE
@@ -27,22 +27,20 @@ using RowMap = Eigen::Map<RowMajorMatrix>;
 // Every element of a product that litgrad computes depends only on its row of A and its
 // column of B, so equal inputs give bit-identical outputs wherever they sit (the book's exact
 // claims rest on it). Eigen alone does not promise that: its GEMM computes mr x nr tiles of
-// results and the tiles at the edges go through other code that adds in another order, and
-// its coefficient-based product (which it uses itself for small sizes) peels elements off
-// according to memory alignment. So every element must go through the same code. Eigen's GEMM
+// results and the tiles at the edges go through other code that adds in another order. So every
+// element must go through the same code. Eigen's GEMM
 // gives C's columns to its main kernel, mr columns (a tile) at a time, and what is left to
 // narrower kernels: with FMA a tile is three SIMD packets and the two-packet kernel after it
 // adds each sum in the same order; a one-packet kernel, and scalar code for fewer columns than
 // a packet, add differently. So when C's rows come in whole tiles, Eigen writes C directly, in
 // calls whose column counts leave nothing to those (see split_columns), and the last columns
 // go through a copy of B's last columns padded with zeros to a width that does (Eigen splits
-// each sum into the same blocks in every call: their length depends on k alone). Otherwise, and
-// for the coefficient-based product, we hand Eigen zero-padded copies: whole tiles for GEMM,
-// whole SIMD packets of rows for the coefficient-based product; then we copy the product out.
-// GEMM pays for its packing only when all three sizes are large (plan() in kernels/product.hpp
-// picks the path). Tiny products and short sums (k <= 8, such as a Linear layer on two
-// features) go to small_product (kernels/fast/small_product.hpp), which adds the same chains
-// with no setting up.
+// each sum into the same blocks in every call: their length depends on k alone). Otherwise we
+// hand Eigen copies padded with zeros to whole tiles, then copy the product out. GEMM pays for
+// its packing only when all three sizes are large, or a sum is longer than one block (plan() in
+// kernels/product.hpp picks the path); short sums (k <= 8, such as a Linear layer on two
+// features) and products with few rows or columns go to small_product
+// (kernels/fast/small_product.hpp), which adds the same chains with no setting up.
 constexpr Eigen::Index kTileRows = Eigen::internal::gebp_traits<double, double>::mr;
 constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>::nr;
 constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
@@ -165,30 +163,24 @@ class Product::Impl {
 
   // Everything is row-major, like our tensors, so packing and copying out run along rows.
   // Eigen computes a row-major product as the transposed column-major one, so there the
-  // tiles are mr columns by nr rows: m is padded to whole mr, n to whole nr (GEMM), or m to
-  // whole SIMD packets (the coefficient path, which runs along rows).
+  // tiles are mr columns by nr rows: m is padded to whole mr, n to whole nr.
   Impl(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms)
       : n_(n), k_(k), m_(m), path_(plan(n, k, m).path), overwrite_(overwrite) {
     if (path_ == Path::Small) return;
     // Eigen's GEMM adds into C: each element becomes C + (its sum), rounded once, as adding the
     // product afterwards would give, when each sum is added in one pass (one_pass()).
-    const bool gemm = path_ == Path::Gemm;
     // The direct path is for GEMM's large sizes only: a long sum with a narrow C also goes to
     // GEMM (plan()), and written directly Eigen adds some of its columns in another order.
-    direct_ = gemm && n >= 16 && m >= 16 && n % kTileCols == 0 && (overwrite || one_pass(n, k, m));
+    direct_ = n >= 16 && m >= 16 && n % kTileCols == 0 && (overwrite || one_pass(n, k, m));
     if (direct_) {
       skips_terms_ = skip_zero_terms && one_pass(n, k, m);
       return;
     }
-    // The coefficient path vectorises along rows of its result: for a narrow C (few columns,
-    // many rows) compute Cᵀ = op(B)ᵀ op(A)ᵀ instead, whose rows are long.
-    swapped_ = !gemm && m < kPacket && n >= kPacket;
-    const std::int64_t rows = swapped_ ? m : n, cols = swapped_ ? n : m;
-    a_.resize(gemm ? round_up(rows, kTileCols) : rows, k);
-    b_.resize(k, round_up(cols, gemm ? kTileRows : kPacket));
+    a_.resize(round_up(n, kTileCols), k);
+    b_.resize(k, round_up(m, kTileRows));
     product_.resize(a_.rows(), b_.cols());
-    a_.bottomRows(a_.rows() - rows).setZero();  // the padding; pack() fills the rest every time
-    b_.rightCols(b_.cols() - cols).setZero();
+    a_.bottomRows(a_.rows() - n).setZero();  // the padding; pack() fills the rest every time
+    b_.rightCols(b_.cols() - m).setZero();
   }
 
   void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
@@ -207,22 +199,12 @@ class Product::Impl {
       if (tb) return gemm_blocks<R, C>(c, a, ac, b, bc, columns);
       return gemm_blocks<R, R>(c, a, ac, b, bc, columns);
     }
-    if (swapped_) {  // op(B)ᵀ into a_, op(A)ᵀ into b_
-      pack(b, br, bc, !tb, a_);
-      pack(a, ar, ac, !ta, b_);
-    } else {
-      pack(a, ar, ac, ta, a_);
-      pack(b, br, bc, tb, b_);
-    }
-    if (path_ == Path::Gemm)
-      gemm<Eigen::RowMajor, Eigen::RowMajor>(product_.data(), b_.cols(), a_.data(), k_, b_.data(), b_.cols(),
-                                             a_.rows(), k_, b_.cols());
-    else
-      product_.noalias() = a_.lazyProduct(b_);
+    pack(a, ar, ac, ta, a_);
+    pack(b, br, bc, tb, b_);
+    gemm<Eigen::RowMajor, Eigen::RowMajor>(product_.data(), b_.cols(), a_.data(), k_, b_.data(), b_.cols(),
+                                           a_.rows(), k_, b_.cols());
     RowMap out(c, n_, m_);
-    if (overwrite_ && swapped_) out.noalias() = product_.topLeftCorner(m_, n_).transpose();
-    else if (overwrite_) out.noalias() = product_.topLeftCorner(n_, m_);
-    else if (swapped_) out.noalias() += product_.topLeftCorner(m_, n_).transpose();
+    if (overwrite_) out.noalias() = product_.topLeftCorner(n_, m_);
     else out.noalias() += product_.topLeftCorner(n_, m_);
   }
 
@@ -344,7 +326,6 @@ class Product::Impl {
   std::int64_t n_, k_, m_;
   Path path_;
   bool overwrite_;
-  bool swapped_ = false;  // computing Cᵀ (the coefficient path, for a narrow C)
   bool direct_ = false;   // GEMM writing C itself (see gemm_direct)
   bool skips_terms_ = false;  // gemm_blocks may leave zero terms out of sums
   // gemm_blocks: C's rows from `row` on, summing terms [lo, hi), in their first `cols` columns.
@@ -353,8 +334,8 @@ class Product::Impl {
   };
   std::vector<Block> blocks_;
   std::vector<double, Allocator<double>> tail_b_, tail_;  // gemm_direct: B's last columns padded to kTailWidth, and their product
-  // Padded operands and product (the other GEMM products and the coefficient path, whose
-  // results depend on the alignment of the product: Eigen aligns its own matrices).
+  // Padded operands and product (the other GEMM products, whose results depend on the
+  // alignment of the product: Eigen aligns its own matrices).
   RowMajorMatrix a_, b_, product_;
 };
 
