@@ -1,7 +1,7 @@
 // Exercise 8.1 · The causal mask, by hand
 // =======================================
 //
-// Write the causal mask of section 3 yourself: for a sequence of ``length`` positions,
+// Write the causal mask of section 6 yourself: for a sequence of ``length`` positions,
 // an ``[length, length]`` tensor whose entry :math:`(i, j)` is :math:`0` where position
 // :math:`i` may look at position :math:`j` (that is, :math:`j \le i`) and
 // :math:`-\infty` where it may not (:math:`j > i`). Build it from the library's
@@ -11,10 +11,10 @@
 // zero weight on every later position.
 
 // %% hint
-// Two index tensors do it: ``arange(length)`` reshaped to a column ``[length, 1]``
-// holds :math:`i` and reshaped to a row ``[1, length]`` holds :math:`j`. Broadcasting
-// compares every pair at once (``gt(columns_j, rows_i)`` is true exactly above the
-// diagonal), and ``masked_fill`` writes :math:`-\infty` where it is true.
+// Each entry answers one question about a pair of positions: does key :math:`j` come
+// after query :math:`i`? Hold every :math:`i` in a column and every :math:`j` in a row,
+// and broadcasting (chapter 1) asks the question for all pairs at once; what is added
+// to a score where the answer is yes must make its weight exactly zero.
 
 // %% fold: includes
 #include <doctest/doctest.h>

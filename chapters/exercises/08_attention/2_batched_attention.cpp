@@ -12,20 +12,23 @@
 //
 // Your output should equal section 1's attention run on each sentence alone. The two
 // add the same products in the same order (litgrad's :cpp:func:`litgrad::matmul`
-// computes each element of a batched product exactly as the unbatched one), so they
+// computes each member of a batched product exactly as the product alone), so they
 // agree to well within :math:`10^{-14}`, the rounding allowance section 1 derives for
 // reordered sums.
 
 // %% hint
-// :cpp:func:`litgrad::matmul` multiplies batches: ``[B, T, E] @ [B, E, T]`` is ``[B, T,
-// T]``, one score matrix per sentence. Transpose only the last two dimensions of ``X``,
-// and take the softmax along the last one.
+// Section 1's lines act on the last two dimensions of a sentence, tokens and features.
+// litgrad's products and softmax treat any dimensions in front of those as a batch, one
+// matrix per member, if each operand is laid out the same way. Which dimensions of the
+// scores are one sentence's rows and columns, and along which does each token's
+// distribution run?
 
-// %% fold: includes, and section 1's attention of one sentence
+// %% fold: includes, section 1's attention of one sentence, and what a wrong answer shows
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <litgrad/litgrad.hpp>
 
@@ -35,6 +38,28 @@ namespace {
 // Section 1: one sentence X [T, E] attends to itself; the output is [T, E].
 Tensor attend_one(const Tensor& X) {
   return matmul(softmax(matmul(X, transpose(X, 0, 1)), -1), X);
+}
+
+double largest_gap(const Tensor& a, const Tensor& b) {
+  return a.shape() == b.shape() ? max(abs(a - b)).item() : INFINITY;
+}
+
+// Which of the usual wrong answers `out` is, for the batch X [B, T, E], in words.
+std::string mistake_behind(const Tensor& X, const Tensor& out) {
+  const std::int64_t B = X.size(0), T = X.size(1), E = X.size(2);
+  const Tensor flat = reshape(X, {B * T, E});
+  const Tensor one_sentence =
+      reshape(matmul(softmax(matmul(flat, transpose(flat, 0, 1)), -1), flat), {B, T, E});
+  const Tensor scores = matmul(X, transpose(X, 1, 2));
+  if (largest_gap(out, one_sentence) < 1e-12)
+    return "this is the batch attended as one long sentence: a token's weights run over "
+           "the tokens of every sentence";
+  if (largest_gap(out, matmul(softmax(scores, 1), X)) < 1e-12)
+    return "these are weights that sum to one down each column of a sentence's map: the "
+           "softmax ran along the queries, not along the keys";
+  if (largest_gap(out, matmul(scores, X)) < 1e-12)
+    return "this is the scores times the tokens: nothing turned the scores into weights";
+  return "";
 }
 }  // namespace
 
@@ -54,9 +79,9 @@ TEST_CASE("each sentence's output equals section 1's attention of that sentence 
   REQUIRE(out.shape() == X.shape());
   double worst = 0;
   for (std::int64_t b = 0; b < 3; ++b)
-    worst = std::max(worst,
-                     max(abs(select(out, 0, b) - attend_one(select(X, 0, b)))).item());
+    worst = std::max(worst, largest_gap(select(out, 0, b), attend_one(select(X, 0, b))));
   INFO("largest difference from the sentence attended alone: ", worst);
+  INFO(mistake_behind(X, out));
   CHECK(worst <= 1e-14);
 }
 
@@ -67,6 +92,23 @@ TEST_CASE("sentences do not mix: changing sentence 1 leaves sentence 0's output 
   const Tensor changed = cat({slice(X, 0, 0, 1), randn({1, 4, 3}, gen)}, 0);
   const Tensor before = select(batched_self_attention(X), 0, 0);
   const Tensor after = select(batched_self_attention(changed), 0, 0);
-  INFO("largest change in sentence 0's output: ", max(abs(after - before)).item());
-  CHECK(max(abs(after - before)).item() == 0.0);
+  INFO("largest change in sentence 0's output: ", largest_gap(after, before));
+  INFO(mistake_behind(X, batched_self_attention(X)));
+  CHECK(largest_gap(after, before) == 0.0);
+}
+
+// A token's weights are each 1/5 here, rounded once; each of the five products rounds
+// once more, and their sum adds at most 4u of the total, so every output is within
+// 6u |x| of the token x; the test allows 8u.
+
+TEST_CASE("a token's weights sum to one: in a sentence of one repeated token, every "
+          "output is that token, to within 8u of its size") {
+  Generator gen(4);
+  const Tensor tokens = randn({2, 1, 4}, gen);  // one token for each sentence
+  const Tensor X = tokens * ones({2, 5, 1});    // 2 sentences, each its token 5 times
+  const Tensor out = batched_self_attention(X);
+  REQUIRE(out.shape() == X.shape());
+  INFO("largest difference from the repeated token: ", largest_gap(out, X));
+  INFO(mistake_behind(X, out));
+  CHECK(largest_gap(out, X) <= 8 * 0x1p-53 * max(abs(X)).item());
 }
