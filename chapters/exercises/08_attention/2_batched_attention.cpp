@@ -23,7 +23,7 @@
 // scores are one sentence's rows and columns, and along which does each token's
 // distribution run?
 
-// %% fold: includes, section 1's attention of one sentence, and what a wrong answer shows
+// %% fold: includes, section 1's attention of one sentence, what a wrong answer shows
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -48,17 +48,19 @@ double largest_gap(const Tensor& a, const Tensor& b) {
 std::string mistake_behind(const Tensor& X, const Tensor& out) {
   const std::int64_t B = X.size(0), T = X.size(1), E = X.size(2);
   const Tensor flat = reshape(X, {B * T, E});
+  const Tensor flat_scores = matmul(flat, transpose(flat, 0, 1));
   const Tensor one_sentence =
-      reshape(matmul(softmax(matmul(flat, transpose(flat, 0, 1)), -1), flat), {B, T, E});
+      reshape(matmul(softmax(flat_scores, -1), flat), {B, T, E});
   const Tensor scores = matmul(X, transpose(X, 1, 2));
   if (largest_gap(out, one_sentence) < 1e-12)
-    return "this is the batch attended as one long sentence: a token's weights run over "
-           "the tokens of every sentence";
+    return "this is the batch attended as one long sentence: a token's weights run "
+           "over the tokens of every sentence";
   if (largest_gap(out, matmul(softmax(scores, 1), X)) < 1e-12)
-    return "these are weights that sum to one down each column of a sentence's map: the "
-           "softmax ran along the queries, not along the keys";
+    return "these are weights that sum to one down each column of a sentence's map: "
+           "the softmax ran along the queries, not along the keys";
   if (largest_gap(out, matmul(scores, X)) < 1e-12)
-    return "this is the scores times the tokens: nothing turned the scores into weights";
+    return "this is the scores times the tokens: nothing turned the scores into "
+           "weights";
   return "";
 }
 }  // namespace
@@ -78,8 +80,10 @@ TEST_CASE("each sentence's output equals section 1's attention of that sentence 
   const Tensor out = batched_self_attention(X);
   REQUIRE(out.shape() == X.shape());
   double worst = 0;
-  for (std::int64_t b = 0; b < 3; ++b)
-    worst = std::max(worst, largest_gap(select(out, 0, b), attend_one(select(X, 0, b))));
+  for (std::int64_t b = 0; b < 3; ++b) {
+    const Tensor alone = attend_one(select(X, 0, b));
+    worst = std::max(worst, largest_gap(select(out, 0, b), alone));
+  }
   INFO("largest difference from the sentence attended alone: ", worst);
   INFO(mistake_behind(X, out));
   CHECK(worst <= 1e-14);

@@ -102,11 +102,12 @@ std::string where_the_weight_goes(const Looked& l, const LookupBatch& b) {
   const Tensor best = argmax(l.weights, -1), right = argmax(b.asked, -1);
   const bool argmax_right = sum(ne(best, right)).item() == 0;
   if (argmax_right)
-    return "every token gives the token it asked for its largest weight, but not enough "
-           "of it: the scores are too close together. What does the head do to every "
-           "score before the softmax?";
+    return "every token gives the token it asked for its largest weight, but not "
+           "enough of it: the scores are too close together. What does the head do to "
+           "every score before the softmax?";
   if (on_self > on_asked && on_self > on_askers)
-    return "tokens attend mostly to themselves (mean weight " + std::to_string(on_self) +
+    return "tokens attend mostly to themselves (mean weight " +
+           std::to_string(on_self) +
            "): the query seems to come from the colour a token is, not the one it "
            "wants";
   if (on_askers > on_asked)
