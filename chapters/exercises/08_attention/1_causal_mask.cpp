@@ -16,14 +16,42 @@
 // and broadcasting (chapter 1) asks the question for all pairs at once; what is added
 // to a score where the answer is yes must make its weight exactly zero.
 
-// %% fold: includes
+// %% fold: includes, and what a wrong answer shows
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
+
+namespace {
+// Which of the usual wrong answers a mask [L, L] is, in words.
+std::string what_is_wrong(const Tensor& mask) {
+  const std::int64_t L = mask.size(0);
+  int diagonal_masked = 0, past_masked = 0, future_open = 0, future_finite = 0;
+  for (std::int64_t i = 0; i < L; ++i)
+    for (std::int64_t j = 0; j < L; ++j) {
+      const double v = mask.at({i, j});
+      diagonal_masked += j == i && v == -INFINITY;
+      past_masked += j < i && v == -INFINITY;
+      future_open += j > i && v == 0.0;
+      future_finite += j > i && std::isfinite(v) && v != 0.0;
+    }
+  if (past_masked > 0 && future_open > 0)
+    return "the earlier positions are masked and the later ones left open: the mask's "
+           "two values are swapped";
+  if (diagonal_masked > 0)
+    return "the diagonal is masked, but a position may always look at itself: the "
+           "comparison of j with i is off by one";
+  if (future_finite > 0)
+    return "later positions get a finite number: added to a score it moves the weight "
+           "but cannot make it exactly zero (a true/false mask added as 1 and 0?)";
+  if (future_open > 0) return "later positions are left open: nothing hides the future";
+  return "";
+}
+}  // namespace
 
 // %%
 // The function to write, in ``exercises/08_attention/1_causal_mask.cpp``:
@@ -38,12 +66,13 @@ TEST_CASE("the mask is 0 on and below the diagonal and -inf above it, "
   for (std::int64_t L = 1; L <= 8; ++L) {
     const Tensor mask = causal_mask(L);
     REQUIRE(mask.shape() == Shape{L, L});
+    int wrong = 0;
     for (std::int64_t i = 0; i < L; ++i)
-      for (std::int64_t j = 0; j < L; ++j) {
-        const double expected = j > i ? -INFINITY : 0.0;
-        INFO("length ", L, ", entry (", i, ", ", j, ")");
-        CHECK(mask.at({i, j}) == expected);
-      }
+      for (std::int64_t j = 0; j < L; ++j)
+        wrong += mask.at({i, j}) != (j > i ? -INFINITY : 0.0);
+    INFO("length ", L, ": ", wrong, " of the ", L * L, " entries are wrong");
+    INFO(what_is_wrong(mask));
+    CHECK(wrong == 0);
   }
 }
 
