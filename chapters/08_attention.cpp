@@ -1107,8 +1107,10 @@ void draw_causal_weights(const Tensor& w) {  // w: [1, 2, L, L], per head
 // a library skip the scores the mask would hide. litgrad takes the hint in both
 // :cpp:func:`litgrad::scaled_dot_product_attention` (alone, in place of a mask) and
 // :cpp:class:`litgrad::nn::MultiheadAttention` (beside the mask, as torch asks), checks
-// it, refusing a mask that is not causal where torch would trust it, and computes the
-// same numbers without the hidden scores: bit for bit the same.
+// it, refusing a mask that is not causal where torch would trust it, and gives the same
+// numbers, bit for bit. (Where a product is large enough for its blocked kernel, it
+// leaves the hidden scores out; the library's kernel tests hold that path to the same
+// bits. The sentence of this section is too short for it.)
 //
 // .. figure:: causal_weights
 //
