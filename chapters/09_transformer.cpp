@@ -462,7 +462,8 @@ const std::vector<std::int64_t>& table() {
   static const std::vector<std::int64_t> t = [] {
     Generator gen(9);
     std::vector<std::int64_t> entries;
-    for (int i = 0; i < kSymbols * kSymbols; ++i) entries.push_back(gen.randint(0, kSymbols));
+    for (int i = 0; i < kSymbols * kSymbols; ++i)
+      entries.push_back(gen.randint(0, kSymbols));
     return entries;
   }();
   return t;
