@@ -70,7 +70,8 @@ inline double relative_error(const litgrad::Tensor& a, const litgrad::Tensor& b)
 // Same shape, same dtype, and every element the same bit pattern (so 0.0 and -0.0 differ).
 inline bool identical(const litgrad::Tensor& a, const litgrad::Tensor& b) {
   return a.shape() == b.shape() && a.dtype() == b.dtype() &&
-         std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.numel())) == 0;
+         (a.numel() == 0 ||  // an empty tensor may have no data pointer, which memcmp may not get
+          std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.numel())) == 0);
 }
 
 }  // namespace test

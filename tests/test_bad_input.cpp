@@ -7,15 +7,25 @@
 // (covered by negative sizes through tensor()), scalar_tensor, zeros_like, ones_like and
 // ramp_positional_encoding's L >= 1 rule (test_attention.cpp); NoGradGuard, is_grad_enabled and
 // set_grad_enabled, live_graph_nodes, manual_seed, default_generator and Generator's own
-// methods except randint (they take no input that can be wrong); printing (any tensor prints).
+// methods except randint and load_state_dict (they take no input that can be wrong); printing
+// (any tensor prints);
+// pretokenize and BPETokenizer::encode (any bytes are text they take); book::read_wordnet on a
+// missing or malformed WordNet (test_corpus.cpp: a std::runtime_error, since it is the machine
+// that lacks a package, not the program that is wrong).
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include <litgrad/book/corpus.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
@@ -159,8 +169,145 @@ TEST_CASE("every bad input in the table throws the named error with a message na
       {"a dropout probability above one", Kind::Value, "dropout: probability must be between 0 and 1, got 1.5", [&] { dropout(v4, 1.5); }},
       {"a NaN dropout probability", Kind::Value, "dropout: probability must be between 0 and 1, got nan", [&] { dropout(v4, NAN); }},
       {"Adam with beta1 = 1", Kind::Value, "Adam: need lr >= 0, eps >= 0, 0 <= betas < 1", [&] { optim::Adam({leaf}, {0.1, 1.0}); }},
-      {"SGD with a negative learning rate", Kind::Value, "SGD: lr, momentum and weight_decay must be non-negative", [&] { optim::SGD({leaf}, {-1}); }},
-      {"an optimiser over a tensor that needs no grad", Kind::Value, "optimizer: parameter 0 does not require grad", [&] { optim::SGD({ones({1})}, {0.1}); }},
+      {"SGD with a negative learning rate", Kind::Value, "SGD: lr, momentum, dampening and weight_decay must be non-negative, got lr=-1", [&] { optim::SGD({leaf}, {-1}); }},
+      {"an optimiser over a computed tensor", Kind::Value, "SGD: param group 0, parameter 0 was computed (by mul), so it is not a leaf",
+       [&] { optim::SGD({leaf * 2.0}, {0.1}); }},
+      {"an optimiser over an undefined tensor", Kind::Value, "SGD: param group 0, parameter 1 is an undefined tensor",
+       [&] { optim::SGD({leaf, Tensor()}, {0.1}); }},
+      {"an optimiser given one tensor twice", Kind::Value, "SGD: param group 0, parameter 1 is the same tensor as parameter 0",
+       [&] { optim::SGD({leaf, leaf}, {0.1}); }},
+      {"an optimiser given one tensor in two groups", Kind::Value, "Adam: param group 1, parameter 0 is already parameter 0 of param group 0",
+       [&] { optim::Adam({optim::ParamGroup({leaf}), optim::ParamGroup({leaf})}); }},
+      {"a param group with a hyper-parameter the optimiser does not have", Kind::Value,
+       "Adam: param group 1 has the hyper-parameter 'momentum', which Adam does not have (its are: lr, beta1, beta2, eps, weight_decay)",
+       [&] { optim::Adam({{{leaf}}, {{ones({1}).requires_grad_()}, {{"momentum", 0.9}}}}); }},
+      {"reading a hyper-parameter a group does not have", Kind::Value,
+       "param_groups: no hyper-parameter 'betas' in this group (it has: lr, beta1, beta2, eps, weight_decay)",
+       [&] { optim::Adam opt({leaf}); (void)opt.param_groups()[0]["betas"]; }},
+      {"a group's beta set to 1 after construction", Kind::Value,
+       "AdamW: need lr >= 0, eps >= 0, 0 <= betas < 1, weight_decay >= 0; got lr=0.001 betas=(1, 0.999)",
+       [&] { optim::AdamW opt({leaf}); opt.param_groups()[0]["beta1"] = 1; opt.step(); }},
+      {"SGD's nesterov set to 0.5", Kind::Value, "SGD: nesterov must be 0 or 1, got 0.5 (param group 1)",
+       [&] { optim::SGD({{{leaf}}, {{ones({1}).requires_grad_()}, {{"nesterov", 0.5}}}}, {0.1, 0.9}); }},
+      {"an optimiser's state_dict missing a key and holding an extra one", Kind::Value,
+       "Adam.load_state_dict: missing keys: param_groups.0.eps; unexpected keys: param_groups.0.epsilon",
+       [&] {
+         optim::Adam opt({leaf});
+         StateDict bad;
+         for (const auto& [key, value] : opt.state_dict()) bad.insert(key == "param_groups.0.eps" ? "param_groups.0.epsilon" : key, value);
+         opt.load_state_dict(bad);
+       }},
+      {"an optimiser's state_dict with a moment of the wrong shape", Kind::Value,
+       "Adam.load_state_dict: 'state.0.exp_avg' is Float64 [2] in the state_dict and Float64 [3] here",
+       [&] {
+         Tensor p = ones({3}).requires_grad_();
+         optim::Adam opt({p});
+         sum(p * p).backward();
+         opt.step();
+         StateDict bad;
+         for (const auto& [key, value] : opt.state_dict()) bad.insert(key, key == "state.0.exp_avg" ? zeros({2}) : value);
+         opt.load_state_dict(bad);
+       }},
+      {"an optimiser's state_dict for more parameters than it has", Kind::Value,
+       "SGD.load_state_dict: param group 0 holds 2 parameters in the state_dict and 1 here",
+       [&] {
+         optim::SGD two({ones({1}).requires_grad_(), ones({1}).requires_grad_()}, {0.1}), one({leaf}, {0.1});
+         one.load_state_dict(two.state_dict());
+       }},
+      {"an optimiser's state_dict for another optimiser", Kind::Value,
+       "SGD.load_state_dict: missing keys: param_groups.0.momentum, param_groups.0.dampening, param_groups.0.nesterov; "
+       "unexpected keys: param_groups.0.beta1, param_groups.0.beta2, param_groups.0.eps",
+       [&] { optim::SGD({leaf}, {0.1}).load_state_dict(optim::Adam({leaf}).state_dict()); }},
+      {"a schedule's state_dict without last_epoch", Kind::Value, "LambdaLR.load_state_dict: missing keys: last_epoch; unexpected keys: none",
+       [&] {
+         optim::SGD opt({leaf}, {0.1});
+         optim::lr_scheduler::LambdaLR s(opt, [](std::int64_t) { return 1.0; });
+         StateDict bad;
+         for (const auto& [key, value] : s.state_dict()) if (key != "last_epoch") bad.insert(key, value);
+         s.load_state_dict(bad);
+       }},
+      {"a schedule's state_dict for two groups given to one of one", Kind::Value,
+       "LambdaLR.load_state_dict: 'base_lrs' is Float64 [2] in the state_dict and Float64 [1] here",
+       [&] {
+         optim::SGD one({leaf}, {0.1}), two({optim::ParamGroup({ones({1}).requires_grad_()}), optim::ParamGroup({ones({1}).requires_grad_()})}, {0.1});
+         optim::lr_scheduler::LambdaLR s1(one, [](std::int64_t) { return 1.0; }), s2(two, [](std::int64_t) { return 1.0; });
+         s1.load_state_dict(s2.state_dict());
+       }},
+      {"LambdaLR with as many lambdas as groups but one", Kind::Value, "LambdaLR: 2 lr_lambdas for 1 param groups",
+       [&] {
+         optim::SGD opt({leaf}, {0.1});
+         optim::lr_scheduler::LambdaLR s(opt, std::vector<std::function<double(std::int64_t)>>(2, [](std::int64_t) { return 1.0; }));
+       }},
+      {"a module's state_dict missing a key and holding an extra one, strictly", Kind::Value,
+       "Linear.load_state_dict: missing keys: bias; unexpected keys: bias_",
+       [&] {
+         StateDict bad;
+         bad.insert("weight", zeros({2, 3}));
+         bad.insert("bias_", zeros({2}));
+         linear.load_state_dict(bad);
+       }},
+      {"a module's state_dict with a weight of the wrong shape, even not strictly", Kind::Value,
+       "Linear.load_state_dict: 'weight' is Float64 [3,2] in the state_dict and Float64 [2,3] here",
+       [&] {
+         StateDict bad;
+         bad.insert("weight", zeros({3, 2}));
+         linear.load_state_dict(bad, false);
+       }},
+      {"a generator's state of all zeros", Kind::Value, "Generator.load_state_dict: the state is all zeros",
+       [&] {
+         StateDict bad;
+         bad.insert("state", tensor(std::vector<double>(8, 0.0), {8}, DType::Int64));
+         bad.insert("spare_normal", zeros({0}));
+         Generator g(1);
+         g.load_state_dict(bad);
+       }},
+      {"a generator's state with a half of 2^32", Kind::Value, "Generator.load_state_dict: state[3] is 4294967296",
+       [&] {
+         StateDict state = Generator(1).state_dict(), bad;
+         std::vector<double> halves = state.at("state").to_vector();
+         halves[3] = 4294967296.0;
+         bad.insert("state", tensor(halves, {8}, DType::Int64));
+         bad.insert("spare_normal", zeros({0}));
+         Generator g(1);
+         g.load_state_dict(bad);
+       }},
+      {"a generator's state_dict without its spare normal", Kind::Value,
+       "Generator.load_state_dict: missing keys: spare_normal; unexpected keys: none",
+       [&] {
+         StateDict bad;
+         bad.insert("state", Generator(1).state_dict().at("state"));
+         Generator(2).load_state_dict(bad);
+       }},
+      {"a StateDict key given twice", Kind::Value, "StateDict: the key 'w' is already present",
+       [&] { StateDict d; d.insert("w", ones({1})); d.insert("w", ones({1})); }},
+      {"a StateDict key with a space", Kind::Value, "StateDict: the key 'a b' is empty or holds whitespace",
+       [&] { StateDict d; d.insert("a b", ones({1})); }},
+      {"a StateDict holding an undefined tensor", Kind::Value, "StateDict: the value of 'w' is an undefined tensor",
+       [&] { StateDict d; d.insert("w", Tensor()); }},
+      {"a StateDict nested under no prefix", Kind::Value, "StateDict: update needs a prefix to put the entries under",
+       [&] { StateDict d; d.update("", StateDict()); }},
+      {"a key a StateDict does not have", Kind::Value, "StateDict: no key 'bias' (it has: weight)",
+       [&] { StateDict d; d.insert("weight", ones({1})); (void)d.at("bias"); }},
+      {"a prefix a StateDict does not have", Kind::Value, "StateDict: no entries under 'optim' (the keys start with: model)",
+       [&] { StateDict d; d.insert("model.weight", ones({1})); (void)d.sub("optim"); }},
+      {"loading a file with a size larger than the file", Kind::Value, "load: f: line 3: a size 99999999999 is larger than this file",
+       [&] {
+         std::istringstream in("litgrad state_dict 2\nentries 1\nw Float64 1 99999999999\n\nchecksum 0\nend\n");
+         (void)load(in, "f");
+       }},
+      {"loading a file whose checksum does not match", Kind::Value, "the file was changed or damaged",
+       [&] {
+         std::ostringstream out;
+         StateDict d;
+         d.insert("w", tensor({1.5}));
+         save(d, out);
+         std::string text = out.str();
+         text.replace(text.find("0x1.8p+0"), 8, "0x1.9p+0");  // 1.5 becomes 1.5625, still a number
+         std::istringstream in(text);
+         (void)load(in, "f");
+       }},
+      {"loading a file of a future version", Kind::Value, "load: f has format version 3; this litgrad reads versions 1 and 2",
+       [&] { std::istringstream in("litgrad state_dict 3\n"); (void)load(in, "f"); }},
       {"requires_grad_ on an Int64 tensor", Kind::Value, "requires_grad_: only Float64 tensors can require grad, this one is Int64",
        [&] { tensor({1}, {1}, DType::Int64).requires_grad_(); }},
       {"copy_ from a shape that does not broadcast", Kind::Shape, "copy_: the source's shape [3] does not broadcast to [2,2]",
@@ -221,8 +368,8 @@ TEST_CASE("every bad input in the table throws the named error with a message na
       {"AdamW with a negative weight decay", Kind::Value, "AdamW: need lr >= 0, eps >= 0, 0 <= betas < 1, weight_decay >= 0",
        [&] { optim::AdamW({leaf}, {0.1, 0.9, 0.999, 1e-8, -1}); }},
       {"Adam's message shows eps as it is", Kind::Value, "eps=1e-08", [&] { optim::Adam({leaf}, {-1.0}); }},
-      {"a learning rate set to NaN", Kind::Value, "SGD: the learning rate must be at least 0, got nan",
-       [&] { optim::SGD opt({leaf}, {0.1}); opt.param_groups()[0].lr = NAN; opt.step(); }},
+      {"a learning rate set to NaN", Kind::Value, "SGD: lr, momentum, dampening and weight_decay must be non-negative, got lr=nan",
+       [&] { optim::SGD opt({leaf}, {0.1}); opt.param_groups()[0]["lr"] = NAN; opt.step(); }},
       {"a schedule whose factor is negative", Kind::Value, "LambdaLR: the factor at step 0 is -1",
        [&] { optim::SGD opt({leaf}, {0.1}); optim::lr_scheduler::LambdaLR s(opt, [](std::int64_t) { return -1.0; }); }},
       {"clip_grad_norm_ with a negative max_norm", Kind::Value, "clip_grad_norm_: max_norm must be at least 0",
@@ -231,6 +378,53 @@ TEST_CASE("every bad input in the table throws the named error with a message na
        [&] { nn::ModuleList list; list[0]; }},
       {"saving into a folder that does not exist", Kind::Value, "save: cannot write /no/such/folder/w", [&] { nn::save(linear, "/no/such/folder/w"); }},
       {"loading a file that is not there", Kind::Value, "load: cannot read /no/such/file", [&] { nn::load(linear, "/no/such/file"); }},
+      // Tokenizing.
+      {"a BPE vocabulary smaller than the bytes", Kind::Value, "BPETokenizer::train: vocab_size 100 is below 256, the number of byte tokens",
+       [&] { BPETokenizer().train("some text", 100); }},
+      {"decoding an id the vocabulary lacks", Kind::Index,
+       "BPETokenizer::decode: id 300 is out of range for a vocabulary of 256 tokens (at position 1)",
+       [&] { BPETokenizer().decode(std::vector<std::int64_t>{97, 300}); }},
+      {"decoding a negative id", Kind::Index, "BPETokenizer::decode: id -1 is out of range for a vocabulary of 256 tokens",
+       [&] { BPETokenizer().decode(std::vector<std::int64_t>{-1}); }},
+      {"decoding Float64 ids", Kind::Value, "BPETokenizer::decode: ids must be an Int64 tensor, got Float64 of shape [3]",
+       [&] { BPETokenizer().decode(ones({3})); }},
+      {"decoding a batch of ids at once", Kind::Shape, "BPETokenizer::decode: ids must be 1-D, got shape [2,3]",
+       [&] { BPETokenizer().decode(ones({2, 3}).to(DType::Int64)); }},
+      {"the bytes of a token that does not exist", Kind::Index,
+       "BPETokenizer::token: id 256 is out of range for a vocabulary of 256 tokens", [&] { BPETokenizer().token(256); }},
+      {"truncating to more tokens than trained", Kind::Value,
+       "BPETokenizer::truncated: vocab_size 300 is outside [256, 256], the sizes this tokenizer's merges give",
+       [&] { BPETokenizer().truncated(300); }},
+      {"loading a tokenizer that is not there", Kind::Value, "BPETokenizer::load: cannot read /no/such/file.bpe",
+       [&] { BPETokenizer().load("/no/such/file.bpe"); }},
+      {"loading a model's state as a tokenizer", Kind::Value, "is not a litgrad bpe file (its first line should be 'litgrad bpe 1')",
+       [&] {
+         const std::string path = std::filesystem::temp_directory_path() / ("litgrad-bad-" + std::to_string(::getpid()) + ".state");
+         nn::save(linear, path);
+         BPETokenizer t;
+         try {
+           t.load(path);
+         } catch (...) {
+           std::filesystem::remove(path);
+           throw;
+         }
+       }},
+      {"a tokenizer file cut short", Kind::Value, "is truncated: it ends after 1 of its 2 merges",
+       [&] {
+         const std::string path = std::filesystem::temp_directory_path() / ("litgrad-bad-" + std::to_string(::getpid()) + ".bpe");
+         std::ofstream(path) << "litgrad bpe 1\nmerges 2\n97 98\n";
+         BPETokenizer t;
+         try {
+           t.load(path);
+         } catch (...) {
+           std::filesystem::remove(path);
+           throw;
+         }
+       }},
+      {"saving a tokenizer into a folder that does not exist", Kind::Value, "BPETokenizer::save: cannot write /no/such/folder/t.bpe",
+       [&] { BPETokenizer().save("/no/such/folder/t.bpe"); }},
+      {"a held-out share above 1", Kind::Value, "read_wordnet: held_out_share must be in [0, 1], got 1.500000",
+       [&] { book::read_wordnet(book::kWordNetDirectory, 1.5); }},
       {"the gradient of a non-leaf", Kind::Autograd, "grad: this tensor was made by mul, so it is not a leaf",
        [&] { (leaf * 2.0).grad(); }},
       // Autograd out of order.

@@ -77,6 +77,7 @@ GRADCHECK("mul broadcasting 2x3 * 3", normals({{2, 3}, {3}}), [](I x) { return x
 GRADCHECK("mul of a tensor with itself", normals({{4}}), [](I x) { return x[0] * x[0]; })
 GRADCHECK("div broadcasting 2x3 / 2x1", positives({{2, 3}, {2, 1}}), [](I x) { return x[0] / x[1]; })
 GRADCHECK("neg", normals({{5}}), [](I x) { return -x[0]; })
+GRADCHECK("clone", normals({{5}}), [](I x) { return x[0].clone() * arange(5); })
 GRADCHECK("pow 3", normals({{5}}), [](I x) { return pow(x[0], 3.0); })
 GRADCHECK("pow -1.5", positives({{5}}), [](I x) { return pow(x[0], -1.5); })
 
@@ -199,6 +200,77 @@ GRADCHECK("nll_loss of log_softmax", normals({{4, 3}}),
           [](I x) { return nll_loss(log_softmax(x[0], 1), tensor({2, 0, 1, 1}, {4}, DType::Int64)); })
 GRADCHECK("binary_cross_entropy_with_logits, input and target", normals({{3, 4}, {3, 4}}),
           [](I x) { return binary_cross_entropy_with_logits(x[0] * 3.0, sigmoid(x[1])); })
+
+// ---------------------------------------------------------------------------------------------
+// Second derivatives: for every operation whose backward can be recorded (autograd::grad with
+// create_graph), the gradient of L = sum(r · f(x)²), computed with create_graph, is itself
+// checked against central differences. Squaring makes the gradient depend on x for every f
+// (a linear f included), so the recorded backward of f is differentiated in every check.
+
+namespace {
+std::function<Tensor(const Inputs&)> second_order(std::function<Tensor(const Inputs&)> f) {
+  return [f](const Inputs& x) {
+    EnableGradGuard recording;  // gradcheck's finite differences evaluate without recording
+    const Tensor y = f(x);
+    Generator gen(99);
+    const Tensor r = randn(y.shape(), gen);
+    std::vector<Tensor> wanted;
+    for (const Tensor& t : x)
+      if (t.requires_grad()) wanted.push_back(t);
+    const auto grads = autograd::grad({sum(r * y * y)}, wanted, {}, std::nullopt, /*create_graph=*/true);
+    std::vector<Tensor> flat;
+    for (const Tensor& g : grads) flat.push_back(reshape(g, {-1}));
+    return cat(flat, 0);
+  };
+}
+}  // namespace
+
+#define GRADGRADCHECK(name, inputs, ...)                                                   \
+  static const bool GRADCHECK_NAME(__LINE__) =                                             \
+      register_check("second derivative: " name, OpCheck{second_order(__VA_ARGS__), [] { return inputs; }}); \
+  TEST_CASE("gradcheck of the gradient: " name) {                                          \
+    const OpCheck& c = table().at("second derivative: " name);                            \
+    const auto result = gradcheck(c.fn, c.make_inputs());                                  \
+    INFO(result.message);                                                                  \
+    CHECK(result.ok);                                                                      \
+  }
+
+GRADGRADCHECK("add and sub broadcasting", normals({{2, 3}, {3}}), [](I x) { return x[0] + x[1] - x[1] * 2.0; })
+GRADGRADCHECK("mul and div broadcasting", positives({{2, 3}, {2, 1}}), [](I x) { return x[0] * x[1] / (x[1] + x[0]); })
+GRADGRADCHECK("neg and pow", positives({{4}}), [](I x) { return -pow(x[0], 2.0) + pow(x[0], -1.5) + pow(x[0], 0.0); })
+GRADGRADCHECK("exp, log, sqrt", positives({{2, 3}}), [](I x) { return exp(x[0]) + log(x[0]) + sqrt(x[0]); })
+GRADGRADCHECK("tanh and sigmoid", normals({{2, 3}}), [](I x) { return tanh(x[0]) * sigmoid(x[0]); })
+GRADGRADCHECK("sin and cos", normals({{5}}), [](I x) { return sin(x[0]) * cos(x[0] * 2.0); })
+GRADGRADCHECK("abs, relu and clamp away from their kinks", normals({{3, 4}}),
+              [](I x) { return abs(x[0]) * relu(x[0]) + clamp(x[0], -0.5, 0.5); })
+GRADGRADCHECK("where and masked_fill", normals({{2, 3}, {3}}), [](I x) {
+  return where(gt(x[0], scalar_tensor(0.0)), x[0] * x[1], x[1]) + masked_fill(x[0], tensor({1, 0, 1}, {3}, DType::Bool), 2.0);
+})
+GRADGRADCHECK("matmul batched and broadcast", normals({{2, 1, 3, 4}, {3, 4, 2}}), [](I x) { return matmul(x[0], x[1]); })
+GRADGRADCHECK("linear with bias", normals({{2, 3, 4}, {5, 4}, {5}}), [](I x) { return nn::linear(x[0], x[1], x[2]); })
+GRADGRADCHECK("sum, mean, reshape, permute, expand", normals({{2, 3, 4}}), [](I x) {
+  return expand(sum(permute(reshape(x[0], {4, 6}), {1, 0}), {0}, true), {3, 4}) + mean(x[0], {0, 1});
+})
+GRADGRADCHECK("slice, select, cat and stack", normals({{3, 5}}), [](I x) {
+  const Tensor pieces = stack({slice(x[0], 1, 0, 5, 2), slice(x[0], 1, 1, 4)}, 0);  // [2, 3, 3]
+  return cat({reshape(pieces, {-1}), select(x[0], 0, 1)}, 0);
+})
+GRADGRADCHECK("gather and index_select with repeats", normals({{3, 4}}), [](I x) {
+  return cat({gather(x[0], 1, tensor({0, 3, 3, 1, 2, 2}, {3, 2}, DType::Int64)).reshape({-1}),
+              index_select(x[0], 0, tensor({2, 0, 2}, {3}, DType::Int64)).sum({1})},
+             0);
+})
+GRADGRADCHECK("embedding with repeats and a padding row", normals({{5, 3}}),
+              [](I x) { return nn::embedding(tensor({4, 1, 4, 0, 2}, {5}, DType::Int64), x[0], 1); })
+GRADGRADCHECK("softmax, log_softmax, logsumexp", normals({{3, 4}}), [](I x) {
+  return softmax(x[0], 1) * 2.0 + log_softmax(x[0], 0) + logsumexp(x[0], 1, true);
+})
+GRADGRADCHECK("cross_entropy and mse_loss", normals({{4, 3}, {4, 3}}), [](I x) {
+  return cross_entropy(x[0], tensor({0, 2, 1, 2}, {4}, DType::Int64)) + mse_loss(x[0], x[1]);
+})
+GRADGRADCHECK("scaled_dot_product_attention, causal", normals({{2, 3, 4}, {2, 3, 4}, {2, 3, 2}}),
+              [](I x) { return scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, true).output; })
+GRADGRADCHECK("clone", normals({{3}}), [](I x) { return x[0].clone() * x[0]; })
 
 TEST_CASE("every operation that records a backward is in the gradcheck table") {
   // The operations the library records, read from its sources: record("name", ...) directly,

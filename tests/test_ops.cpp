@@ -151,7 +151,7 @@ TEST_CASE("matmul names both shapes when they do not fit") {
 }
 
 TEST_CASE("sum and mean reduce the listed dimensions, keeping them as size 1 with keepdim") {
-  const Tensor x = reshape(arange(24), {2, 3, 4});
+  const Tensor x = reshape(arange(24.0), {2, 3, 4});
   CHECK(sum(x).item() == 276);
   CHECK(sum(x, {0, 2}).shape() == Shape{3});
   CHECK(sum(x, {0, 2}, true).shape() == Shape{1, 3, 1});
@@ -315,7 +315,7 @@ TEST_CASE("log_softmax is log(softmax) where that is representable, and stays fi
 }
 
 TEST_CASE("reshape keeps the row-major order, and infers one -1") {
-  const Tensor x = arange(6);
+  const Tensor x = arange(6.0);
   CHECK(test::identical(reshape(x, {2, -1}), tensor({{0, 1, 2}, {3, 4, 5}})));
   CHECK(unsqueeze(x, 0).shape() == Shape{1, 6});
   CHECK(unsqueeze(x, -1).shape() == Shape{6, 1});
@@ -341,7 +341,7 @@ TEST_CASE("permute and transpose move elements to their new index") {
 }
 
 TEST_CASE("select and slice follow Python's indexing, negative positions included") {
-  const Tensor x = reshape(arange(12), {3, 4});
+  const Tensor x = reshape(arange(12.0), {3, 4});
   CHECK(test::identical(select(x, 0, -1), tensor({8, 9, 10, 11})));
   CHECK(test::identical(select(x, 1, 2), tensor({2, 6, 10})));
   CHECK(test::identical(slice(x, 1, 1, -1), tensor({{1, 2}, {5, 6}, {9, 10}})));

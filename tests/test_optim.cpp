@@ -85,10 +85,12 @@ TEST_CASE("plain SGD is x -= lr * grad, and a parameter without a gradient is le
   CHECK(unused.item() == 5.0);
 }
 
-TEST_CASE("optimisers refuse bad settings and parameters that do not require grad") {
+TEST_CASE("optimisers refuse bad settings, computed tensors and a tensor given twice") {
   Tensor x = tensor({1.0}).requires_grad_();
-  CHECK_THROWS_WITH_AS(optim::SGD({x}, {-1}), doctest::Contains("SGD: lr, momentum and weight_decay must be non-negative"), ValueError);
-  CHECK_THROWS_WITH_AS(optim::SGD({x}, {0.1, 0, 0, 0, true}), "SGD: Nesterov momentum requires a momentum and zero dampening", ValueError);
+  CHECK_THROWS_WITH_AS(optim::SGD({x}, {-1}), doctest::Contains("SGD: lr, momentum, dampening and weight_decay must be non-negative"), ValueError);
+  CHECK_THROWS_WITH_AS(optim::SGD({x}, {0.1, 0, 0, 0, true}), "SGD: Nesterov momentum requires a momentum and zero dampening (param group 0)", ValueError);
   CHECK_THROWS_WITH_AS(optim::Adam({x}, {0.1, 1.0}), doctest::Contains("Adam: need lr >= 0, eps >= 0, 0 <= betas < 1"), ValueError);
-  CHECK_THROWS_WITH_AS(optim::Adam({tensor({1.0})}), "optimizer: parameter 0 does not require grad", ValueError);
+  CHECK_THROWS_WITH_AS(optim::Adam({x * 2.0}), doctest::Contains("Adam: param group 0, parameter 0 was computed (by mul), so it is not a leaf"), ValueError);
+  CHECK_THROWS_WITH_AS(optim::Adam({x, x}), doctest::Contains("parameter 1 is the same tensor as parameter 0 of the group"), ValueError);
+  CHECK_NOTHROW(optim::Adam({tensor({1.0})}));  // frozen: accepted, and skipped by step()
 }

@@ -66,7 +66,7 @@ TEST_CASE("CosineAnnealingLR gives torch's learning rates to 1e-12, and the opti
   optim::lr_scheduler::CosineAnnealingLR schedule(opt, 10, 0.001);
   for (std::int64_t t = 0; t < expected.numel(); ++t) {
     CAPTURE(t);
-    CHECK(std::fabs(opt.param_groups()[0].lr - expected.at({t})) <= 1e-12 * expected.at({t}));
+    CHECK(std::fabs(opt.param_groups()[0]["lr"] - expected.at({t})) <= 1e-12 * expected.at({t}));
     opt.step();
     schedule.step();
   }

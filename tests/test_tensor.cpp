@@ -29,7 +29,8 @@ TEST_CASE("the making functions give the shapes and values their names say") {
   CHECK(test::identical(ones({3}), tensor({1, 1, 1})));
   CHECK(test::identical(full({2}, 7), tensor({7, 7})));
   CHECK(test::identical(eye(2), tensor({{1, 0}, {0, 1}})));
-  CHECK(test::identical(arange(4), tensor({0, 1, 2, 3})));
+  CHECK(test::identical(arange(4), tensor({0, 1, 2, 3}, {4}, DType::Int64)));
+  CHECK(test::identical(arange(4.0), tensor({0, 1, 2, 3})));
   CHECK(test::identical(arange(1, 2, 0.25), tensor({1, 1.25, 1.5, 1.75})));
   CHECK(scalar_tensor(2.5).dim() == 0);
   CHECK(scalar_tensor(2.5).item() == 2.5);

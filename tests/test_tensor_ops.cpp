@@ -180,7 +180,7 @@ TEST_CASE("LambdaLR scales the base rate by its factor at each step, and cosine_
   optim::lr_scheduler::LambdaLR schedule(opt, optim::lr_scheduler::cosine_with_warmup(4, 12, 0.1));
   std::vector<double> rates;
   for (int t = 0; t <= 14; ++t) {
-    rates.push_back(opt.param_groups()[0].lr);
+    rates.push_back(opt.param_groups()[0]["lr"]);
     schedule.step();
   }
   CHECK(rates[0] == 0.0);

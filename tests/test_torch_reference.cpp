@@ -71,6 +71,21 @@ const std::map<std::string, Expr>& expressions() {
          const Tensor rows = slice(nn::embedding(in[1], in[0]), 1, 0, 2);  // [4, 2]
          return matmul(topk(in[0], 2, 1).values, transpose(rows, 0, 1)) + sum(index_select(in[0], 0, in[1]));
        }},
+      // The third floor's.
+      {"cross_entropy_over_positions_none", [](auto& in) { return cross_entropy(in[0], in[1], Reduction::None); }},
+      {"cross_entropy_over_positions_ignore_smoothing",
+       [](auto& in) {
+         CrossEntropyOptions o;
+         o.ignore_index = 1, o.label_smoothing = 0.1;
+         return reshape(cross_entropy(in[0], in[1], o), {1});
+       }},
+      {"cross_entropy_over_positions_probabilities",
+       [](auto& in) { return reshape(cross_entropy(in[0], in[1], Reduction::Sum), {1}); }},
+      {"hessian_vector_product_tanh",
+       [](auto& in) {
+         const Tensor g = autograd::grad({sum(pow(tanh(matmul(in[0], in[1])), 2.0))}, {in[0]}, {}, std::nullopt, true)[0];
+         return autograd::grad({sum(g * in[2])}, {in[0]}, {}, std::nullopt, true)[0];
+       }},
   };
   return e;
 }

@@ -3,6 +3,13 @@
 
 #include "litgrad/detail/attention_weights.hpp"
 
+#include <cmath>
+
+#include "litgrad/elementwise.hpp"
+#include "litgrad/matmul.hpp"
+#include "litgrad/reduction.hpp"
+#include "litgrad/reshaping.hpp"
+
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/kernels/attention.hpp"
@@ -34,13 +41,22 @@ Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& m
                               shape.S);
   kernels::attention_weights(query.data(), key.data(), m, causal, shape, scaled.data(), w.data());
   const bool need_q = query.requires_grad(), need_k = key.requires_grad();
-  return record("attention_weights", w, {query, key}, [w, scaled, key, shape, need_q, need_k](const Tensor& g) {
-    Tensor gq = need_q ? uninitialized_tensor(scaled.shape()) : Tensor();
-    Tensor gk = need_k ? uninitialized_tensor(key.shape()) : Tensor();
-    kernels::attention_weights_backward(g.data(), w.data(), scaled.data(), key.data(), shape,
-                                        need_q ? gq.data() : nullptr, need_k ? gk.data() : nullptr);
-    return std::vector<Tensor>{gq, gk};
-  });
+  return record(
+      "attention_weights", w, {query, key},
+      [w, scaled, key, shape, need_q, need_k](const Tensor& g) {
+        Tensor gq = need_q ? uninitialized_tensor(scaled.shape()) : Tensor();
+        Tensor gk = need_k ? uninitialized_tensor(key.shape()) : Tensor();
+        kernels::attention_weights_backward(g.data(), w.data(), scaled.data(), key.data(), shape,
+                                            need_q ? gq.data() : nullptr, need_k ? gk.data() : nullptr);
+        return std::vector<Tensor>{gq, gk};
+      },
+      // The same, as operations: ds the softmax's gradient, dq = (ds k) / sqrt(E), dk = dsᵀ q / sqrt(E).
+      [root = std::sqrt(static_cast<double>(shape.E))](const Tensor& g, const Tensor& w, const std::vector<Tensor>& in) {
+        const Tensor &q = in[0], &k = in[1];
+        const Tensor ds = w * (g - sum(g * w, {-1}, true));
+        return std::vector<Tensor>{q.requires_grad() ? matmul(ds, k) / root : Tensor(),
+                                   k.requires_grad() ? matmul(transpose(ds, -2, -1), q / root) : Tensor()};
+      });
 }
 
 }  // namespace litgrad::detail

@@ -1,4 +1,7 @@
 // The backward pass: a topological sort of the recorded graph and one loop over it in reverse.
+// Every gradient a tensor receives is summed in its pending_grad; when the loop reaches the
+// tensor, its gradient is whole: its hooks see it, a leaf adds it to grad(), and an operation's
+// backward passes it on to the operation's inputs.
 
 #include "litgrad/autograd.hpp"
 
@@ -7,15 +10,20 @@
 
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
+#include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
 #include "litgrad/kernels/copy.hpp"
 #include "litgrad/kernels/elementwise.hpp"
+#include "litgrad/reduction.hpp"
+#include "litgrad/reshaping.hpp"
 
 namespace litgrad {
 
 namespace {
 thread_local bool grad_enabled = true;
 std::atomic<long> live_nodes{0};
+std::atomic<std::uint64_t> passes{0};
+std::atomic<std::uint64_t> hook_ids{0};
 }  // namespace
 
 long live_graph_nodes() { return live_nodes.load(); }
@@ -24,142 +32,341 @@ bool is_grad_enabled() { return grad_enabled; }
 void set_grad_enabled(bool enabled) { grad_enabled = enabled; }
 NoGradGuard::NoGradGuard() : previous_(grad_enabled) { grad_enabled = false; }
 NoGradGuard::~NoGradGuard() { grad_enabled = previous_; }
+EnableGradGuard::EnableGradGuard() : previous_(grad_enabled) { grad_enabled = true; }
+EnableGradGuard::~EnableGradGuard() { grad_enabled = previous_; }
 
 namespace detail {
 
-Node::Node(const char* name, std::vector<Tensor> in, BackwardFn fn)
-    : op(name), inputs(std::move(in)), backward(std::move(fn)) {
+Node::Node(const char* name, std::vector<Tensor> in, BackwardFn fn, GraphBackwardFn graph_fn, Saved what,
+           std::uint64_t out_version)
+    : op(name),
+      inputs(std::move(in)),
+      backward(std::move(fn)),
+      graph_backward(std::move(graph_fn)),
+      saved(what),
+      output_version(out_version) {
+  input_versions.reserve(inputs.size());
+  for (const Tensor& t : inputs) input_versions.push_back(t.defined() ? t.impl().storage->version : 0);
   ++live_nodes;
 }
 Node::~Node() { --live_nodes; }
 
-Tensor record(const char* op, const Tensor& value, std::vector<Tensor> inputs, BackwardFn backward) {
+Tensor record(const char* op, const Tensor& value, std::vector<Tensor> inputs, BackwardFn backward,
+              GraphBackwardFn graph_backward, Saved saved) {
   if (!grad_enabled) return value;
   const bool any = std::any_of(inputs.begin(), inputs.end(),
                                [](const Tensor& t) { return t.defined() && t.requires_grad(); });
   if (!any) return value;
   Tensor out = share_storage(value, value.shape());
   out.impl().requires_grad = true;
-  out.impl().grad_fn = kernels::make_shared<Node>(op, std::move(inputs), std::move(backward));
+  out.impl().grad_fn = kernels::make_shared<Node>(op, std::move(inputs), std::move(backward), std::move(graph_backward),
+                                                  saved, value.impl().storage->version);
   return out;
+}
+
+void note_in_place(const char* op, const Tensor& t) {
+  if (grad_enabled && t.requires_grad())
+    throw AutogradError(std::string(op) + ": this tensor of shape " + to_string(t.shape()) +
+                        (t.is_leaf() ? " is a leaf that requires grad" : " was made by " + t.grad_fn()) +
+                        ", and gradients are being recorded; in-place changes are not recorded, so write "
+                        "parameters inside a NoGradGuard, and use the out-of-place form (" +
+                        std::string(op).substr(0, std::string(op).size() - 1) + ") inside a graph");
+  ++t.impl().storage->version;
+}
+
+void bump_version(const Tensor& t) { ++t.impl().storage->version; }
+
+Tensor sum_to(const Tensor& g, const Shape& shape) {
+  if (g.shape() == shape) return g;
+  const std::int64_t lead = g.dim() - static_cast<std::int64_t>(shape.size());
+  std::vector<std::int64_t> dims;
+  for (std::int64_t d = 0; d < g.dim(); ++d)
+    if (d < lead || shape[static_cast<std::size_t>(d - lead)] == 1) dims.push_back(d);
+  return reshape(sum(g, dims, true), shape);
 }
 
 namespace {
 
 // g += delta, allocating g on first use. This is where gradients from several uses of one
 // tensor add up, for leaves and intermediate tensors alike. `fresh` says that delta was just
-// made by a backward step and nothing else will write to it, so an intermediate gradient may
-// take it over instead of copying it (a leaf's grad, which the user sees, is always a copy).
-void accumulate(Tensor& g, const Tensor& delta, bool fresh = false) {
-  if (!g.defined() && fresh) {
-    g = delta;
-    return;
-  }
+// made by a backward step and nothing else will write to it, so g may take it over instead of
+// copying it. With `graph`, the sum is an operation (recorded, a new tensor), as the gradients
+// of create_graph must be.
+void accumulate(Tensor& g, const Tensor& delta, bool fresh, bool graph) {
   if (!g.defined()) {
-    g = uninitialized_tensor(delta.shape());
-    kernels::copy(delta.data(), delta.numel(), g.data());
-    return;
+    if (fresh || graph) {
+      g = delta;
+    } else {
+      g = uninitialized_tensor(delta.shape());
+      kernels::copy(delta.data(), delta.numel(), g.data());
+    }
+  } else if (graph) {
+    g = g + delta;
+  } else {
+    kernels::add_into(g.numel(), delta.data(), g.data());  // g += delta
   }
-  kernels::add_into(g.numel(), delta.data(), g.data());  // g += delta
 }
 
-// Every tensor that the gradient of `root` must pass through, each after all tensors that
-// were computed from it (depth-first, iterative so that a long chain cannot overflow the stack).
-// Each tensor it reaches is marked with `pass`, a number no other pass uses.
-std::vector<TensorImpl*> topological_order(TensorImpl* root, std::uint64_t pass) {
-  std::vector<TensorImpl*> order;
-  std::vector<std::pair<TensorImpl*, std::size_t>> stack{{root, 0}};
+// Every tensor that a gradient from `roots` passes through, each after all tensors computed
+// from it (depth-first, iterative so that a long chain cannot overflow the stack). Each tensor
+// it reaches is marked with `pass`, a number no other pass uses.
+std::vector<Tensor> topological_order(const std::vector<Tensor>& roots, std::uint64_t pass) {
+  std::vector<Tensor> order;
+  std::vector<std::pair<Tensor, std::size_t>> stack;
   order.reserve(32);
   stack.reserve(32);
-  root->reached_in_pass = pass;
-  while (!stack.empty()) {
-    auto& [t, next_input] = stack.back();
-    const auto* inputs = t->grad_fn ? &t->grad_fn->inputs : nullptr;
-    if (inputs && next_input < inputs->size()) {
-      const Tensor& in = (*inputs)[next_input++];
-      if (in.defined() && in.requires_grad() && in.impl().reached_in_pass != pass) {
-        in.impl().reached_in_pass = pass;
-        stack.push_back({&in.impl(), 0});
+  for (const Tensor& root : roots) {
+    if (root.impl().reached_in_pass == pass) continue;
+    root.impl().reached_in_pass = pass;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      auto& [t, next_input] = stack.back();
+      const auto* inputs = t.impl().grad_fn ? &t.impl().grad_fn->inputs : nullptr;
+      if (inputs && next_input < inputs->size()) {
+        const Tensor& in = (*inputs)[next_input++];
+        if (in.defined() && in.requires_grad() && in.impl().reached_in_pass != pass) {
+          in.impl().reached_in_pass = pass;
+          stack.push_back({in, 0});
+        }
+      } else {
+        order.push_back(t);
+        stack.pop_back();
       }
-    } else {
-      order.push_back(t);
-      stack.pop_back();
     }
   }
-  std::reverse(order.begin(), order.end());  // root first, leaves last
+  std::reverse(order.begin(), order.end());  // roots first, leaves last
   return order;
 }
 
-// Sends `seed` back through `order` (root first, as topological_order gives it): each step's
-// gradients go to its inputs' pending_grad, or to a leaf's grad. Gradients of intermediate
-// tensors live in pending_grad only while the pass needs them; none is left behind, even when
-// a step throws.
-void propagate(const std::vector<TensorImpl*>& order, TensorImpl& root, const Tensor& seed) {
+// What one pass computes: backward() (every leaf's grad) or autograd::grad() (the gradients
+// of `targets`, touching no grad()).
+struct Pass {
+  bool create_graph = false;
+  bool keep_graph = false;
+  const std::vector<Tensor>* targets = nullptr;  // autograd::grad: the inputs asked for
+  std::vector<Tensor> captured;                   // their gradients
+};
+
+// Throws AutogradError unless the tensors that t's operation saved are as they were.
+void check_versions(const Node& node, const TensorImpl& t) {
+  auto changed = [&](const std::string& which, const Shape& shape, std::uint64_t was, std::uint64_t now) {
+    throw AutogradError("backward: " + which + " of " + node.op + " (shape " + to_string(shape) +
+                        "), which its gradient needs, was changed in place after " + node.op +
+                        " used it: it is at version " + std::to_string(now) + ", it was at version " +
+                        std::to_string(was) + " (an in-place operation such as copy_ or add_ between the forward "
+                        "and backward(); torch refuses the same)");
+  };
+  if (node.saved.output && t.storage->version != node.output_version)
+    changed("the output", t.shape, node.output_version, t.storage->version);
+  for (std::size_t i = 0; i < node.inputs.size() && i < 32; ++i) {
+    const Tensor& in = node.inputs[i];
+    if (!in.defined() || !((node.saved.inputs >> i) & 1u)) continue;
+    if (in.impl().storage->version != node.input_versions[i])
+      changed("input " + std::to_string(i), in.shape(), node.input_versions[i], in.impl().storage->version);
+  }
+}
+
+// Calls t's hooks on its whole gradient g, each possibly replacing it.
+Tensor run_hooks(TensorImpl& t, Tensor g) {
+  for (const auto& [id, hook] : t.hooks) {
+    Tensor replaced = hook(g);
+    if (!replaced.defined()) continue;
+    if (replaced.shape() != g.shape())
+      throw ShapeError("register_hook: a hook returned a gradient of shape " + to_string(replaced.shape()) +
+                       " for a tensor of shape " + to_string(t.shape));
+    g = replaced;
+  }
+  return g;
+}
+
+// Sends each seed back from its root through `order` (roots first, as topological_order gives
+// it). Gradients of intermediate tensors live in pending_grad only while the pass needs them;
+// none is left behind, even when a step throws.
+void propagate(const std::vector<Tensor>& order, const std::vector<Tensor>& roots, const std::vector<Tensor>& seeds,
+               Pass& pass) {
   struct ClearPending {
-    const std::vector<TensorImpl*>& order;
+    const std::vector<Tensor>& order;
     ~ClearPending() {
-      for (TensorImpl* t : order) t->pending_grad = Tensor();
+      for (const Tensor& t : order) t.impl().pending_grad = Tensor();
     }
   } clear_pending{order};
-  accumulate(root.grad_fn ? root.pending_grad : root.grad, seed);
-  for (TensorImpl* t : order) {
-    if (!t->grad_fn) continue;  // a leaf: its gradient has arrived in t->grad
-    Node& node = *t->grad_fn;
-    const Tensor g = std::move(t->pending_grad);
-    t->pending_grad = Tensor();
-    const std::vector<Tensor> grads = node.backward(g);
+  const bool graph = pass.create_graph;
+  for (std::size_t r = 0; r < roots.size(); ++r) accumulate(roots[r].impl().pending_grad, seeds[r], false, graph);
+  // Which tensors a gradient must still pass through: all of them for backward(); for grad(),
+  // those from which a target can be reached (marked here, leaves first).
+  const std::uint64_t needed_mark = ++passes;
+  auto is_target = [&](const TensorImpl& t) {
+    if (!pass.targets) return false;
+    return std::any_of(pass.targets->begin(), pass.targets->end(), [&](const Tensor& x) { return &x.impl() == &t; });
+  };
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    TensorImpl& t = it->impl();
+    bool needed = !pass.targets || is_target(t);
+    if (t.grad_fn)
+      for (const Tensor& in : t.grad_fn->inputs)
+        needed = needed || (in.defined() && in.requires_grad() && in.impl().reached_in_pass == needed_mark);
+    if (needed) t.reached_in_pass = needed_mark;
+  }
+  // Every step that will run can run, checked before any gradient is added anywhere.
+  for (const Tensor& handle : order) {
+    const TensorImpl& t = handle.impl();
+    if (t.reached_in_pass != needed_mark || !t.grad_fn) continue;
+    const Node& node = *t.grad_fn;
+    if (!node.backward)
+      throw AutogradError(std::string("backward: the graph through ") + node.op +
+                          " was already freed by an earlier backward(); pass retain_graph=true to the first "
+                          "backward() to run it again");
+    if (graph && !node.graph_backward)
+      throw AutogradError(std::string("backward with create_graph: the gradient of ") + node.op +
+                          " is computed by a kernel that records no graph, so it cannot be differentiated again "
+                          "(autograd.hpp lists the operations whose gradients can be)");
+    check_versions(node, t);
+  }
+  for (const Tensor& handle : order) {
+    TensorImpl& t = handle.impl();
+    if (t.reached_in_pass != needed_mark) continue;
+    Tensor g = std::move(t.pending_grad);
+    t.pending_grad = Tensor();
+    if (!g.defined()) continue;  // no gradient reached it
+    if (!t.hooks.empty()) g = run_hooks(t, g);
+    if (pass.targets) {
+      for (std::size_t k = 0; k < pass.targets->size(); ++k)
+        if (&(*pass.targets)[k].impl() == &t) pass.captured[k] = g;
+    } else if (!t.grad_fn || t.retains_grad) {  // a leaf's gradient, or one asked to be kept
+      accumulate(t.grad, graph ? g : g.detach(), false, graph);
+    }
+    if (!t.grad_fn) continue;
+    Node& node = *t.grad_fn;
+    std::vector<Tensor> grads;
+    if (graph) {
+      grads = node.graph_backward(g, handle, node.inputs);
+    } else {
+      grads = node.backward(g);
+    }
     for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-      Tensor& in = node.inputs[i];
-      if (!in.defined() || !in.requires_grad() || !grads[i].defined()) continue;
-      auto& target = in.impl();
-      if (target.grad_fn) accumulate(target.pending_grad, grads[i], /*fresh=*/true);
-      else accumulate(target.grad, grads[i]);
+      const Tensor& in = node.inputs[i];
+      if (!in.defined() || !in.requires_grad() || i >= grads.size() || !grads[i].defined()) continue;
+      accumulate(in.impl().pending_grad, grads[i], /*fresh=*/true, graph);
+    }
+    if (!pass.keep_graph) {  // free what the step saved; the emptied Node stays, to report a second backward()
+      node.backward = nullptr;
+      node.graph_backward = nullptr;
     }
   }
+  if (!pass.keep_graph)  // the inputs last, from the leaves' end: they may hold the rest of the graph
+    for (auto it = order.rbegin(); it != order.rend(); ++it)
+      if (it->impl().grad_fn && !it->impl().grad_fn->backward) it->impl().grad_fn->inputs.clear();
+}
+
+// The seed for a root: the given gradient, checked, or 1 for a one-element root.
+Tensor seed_for(const char* op, const Tensor& root, const Tensor& gradient) {
+  if (gradient.defined()) {
+    if (gradient.shape() != root.shape())
+      throw ShapeError(std::string(op) + ": gradient of shape " + to_string(gradient.shape()) +
+                       " for a tensor of shape " + to_string(root.shape()));
+    return gradient;
+  }
+  if (root.numel() != 1)
+    throw AutogradError(std::string(op) + ": a gradient can be implied only for a one-element output; this tensor has shape " +
+                        to_string(root.shape()) + " (pass the gradient, or reduce it first, e.g. with sum)");
+  return ones(root.shape());
 }
 
 }  // namespace
 }  // namespace detail
 
-void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
   using namespace detail;
-  auto& root = impl();
-  if (!root.requires_grad)
+  if (!impl().requires_grad)
     throw AutogradError("backward: this tensor does not require grad and has no grad_fn "
                         "(did you forget requires_grad_() on a parameter, or run under NoGradGuard?)");
-  Tensor seed;
-  if (gradient.defined()) {
-    if (gradient.shape() != root.shape)
-      throw ShapeError("backward: gradient of shape " + to_string(gradient.shape()) +
-                       " for a tensor of shape " + to_string(root.shape));
-    seed = gradient;
-  } else {
-    if (numel() != 1)
-      throw AutogradError("backward: a gradient can be implied only for a one-element output; "
-                          "this tensor has shape " + to_string(root.shape) +
-                          " (pass backward(gradient) or reduce it first, e.g. with sum)");
-    seed = ones(root.shape);
-  }
-
-  NoGradGuard no_grad;  // the backward pass computes with tensors but records nothing
-  static std::atomic<std::uint64_t> passes{0};
-  const auto order = topological_order(&root, ++passes);
-  for (const TensorImpl* t : order)
-    if (t->grad_fn && !t->grad_fn->backward)
-      throw AutogradError(std::string("backward: the graph through ") + t->grad_fn->op +
-                          " was already freed by an earlier backward(); pass retain_graph=true "
-                          "to the first backward() to run it again");
-
-  propagate(order, root, seed);
-  // Free what each step saved, once the pass is over (`order` points into the graph). From the
-  // leaves' end: emptying a Node frees only tensors later in `order`, which are done with.
-  // The emptied Nodes stay, to report a second backward() as misuse.
-  if (!retain_graph)
-    for (auto it = order.rbegin(); it != order.rend(); ++it)
-      if ((*it)->grad_fn) {
-        (*it)->grad_fn->backward = nullptr;
-        (*it)->grad_fn->inputs.clear();
-      }
+  const Tensor seed = seed_for("backward", *this, gradient);
+  // The backward pass records nothing, unless create_graph asks it to.
+  const bool was_enabled = is_grad_enabled();
+  set_grad_enabled(create_graph);
+  struct Restore {
+    bool was;
+    ~Restore() { set_grad_enabled(was); }
+  } restore{was_enabled};
+  Pass pass;
+  pass.create_graph = create_graph;
+  pass.keep_graph = retain_graph.value_or(create_graph);
+  const auto order = topological_order({*this}, ++passes);
+  propagate(order, {*this}, {seed}, pass);
 }
+
+namespace autograd {
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, std::optional<bool> retain_graph, bool create_graph,
+                         bool allow_unused) {
+  using namespace detail;
+  if (outputs.empty()) throw AutogradError("grad: no outputs to differentiate");
+  if (!grad_outputs.empty() && grad_outputs.size() != outputs.size())
+    throw AutogradError("grad: " + std::to_string(grad_outputs.size()) + " grad_outputs for " +
+                        std::to_string(outputs.size()) + " outputs");
+  std::vector<Tensor> seeds;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].defined() || !outputs[i].requires_grad())
+      throw AutogradError("grad: output " + std::to_string(i) + " does not require grad (it does not depend on "
+                          "anything that requires grad, or was computed under NoGradGuard)");
+    seeds.push_back(seed_for("grad", outputs[i], grad_outputs.empty() ? Tensor() : grad_outputs[i]));
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].defined() || !inputs[i].requires_grad())
+      throw AutogradError("grad: input " + std::to_string(i) + " does not require grad, so it has no gradient");
+  const bool was_enabled = is_grad_enabled();
+  set_grad_enabled(create_graph);  // the pass records itself only with create_graph
+  struct Restore {
+    bool was;
+    ~Restore() { set_grad_enabled(was); }
+  } restore{was_enabled};
+  Pass pass;
+  pass.create_graph = create_graph;
+  pass.keep_graph = retain_graph.value_or(create_graph);
+  pass.targets = &inputs;
+  pass.captured.resize(inputs.size());
+  const auto order = topological_order(outputs, ++passes);
+  propagate(order, outputs, seeds, pass);
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (!pass.captured[i].defined() && !allow_unused)
+      throw AutogradError("grad: input " + std::to_string(i) + " of shape " + to_string(inputs[i].shape()) +
+                          " was not used to compute the outputs (pass allow_unused = true to get an undefined "
+                          "gradient for it)");
+  return pass.captured;
+}
+
+}  // namespace autograd
+
+// ---------------------------------------------------------------------------------------------
+// Tensor's autograd members that touch the graph.
+
+Tensor& Tensor::retain_grad() {
+  if (!requires_grad())
+    throw AutogradError("retain_grad: this tensor of shape " + to_string(shape()) + " does not require grad");
+  if (!is_leaf()) impl().retains_grad = true;
+  return *this;
+}
+
+bool Tensor::retains_grad() const { return impl().retains_grad; }
+
+RemovableHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) {
+  if (!requires_grad())
+    throw AutogradError("register_hook: this tensor of shape " + to_string(shape()) +
+                        " does not require grad, so no gradient will reach a hook");
+  const std::uint64_t id = ++hook_ids;
+  impl().hooks.emplace_back(id, std::move(hook));
+  return RemovableHandle(impl_, id);
+}
+
+void RemovableHandle::remove() {
+  if (auto t = tensor_.lock()) {
+    auto& hooks = t->hooks;
+    hooks.erase(std::remove_if(hooks.begin(), hooks.end(), [&](const auto& h) { return h.first == id_; }), hooks.end());
+  }
+  tensor_.reset();
+}
+
+std::uint64_t Tensor::version() const { return impl().storage->version; }
 
 }  // namespace litgrad

@@ -132,6 +132,15 @@ Tensor operator>(const Tensor& a, double b);         ///< gt(a, b): a Bool tenso
 Tensor operator>=(const Tensor& a, double b);        ///< ge(a, b): a Bool tensor
 Tensor operator==(const Tensor& a, double b);        ///< eq(a, b): a Bool tensor
 Tensor operator!=(const Tensor& a, double b);        ///< ne(a, b): a Bool tensor
+Tensor operator<(const Tensor& a, const Tensor& b);   ///< lt(a, b): a Bool tensor
+Tensor operator<=(const Tensor& a, const Tensor& b);  ///< le(a, b): a Bool tensor
+Tensor operator>(const Tensor& a, const Tensor& b);   ///< gt(a, b): a Bool tensor
+Tensor operator>=(const Tensor& a, const Tensor& b);  ///< ge(a, b): a Bool tensor
+/// \brief eq(a, b), elementwise, as torch's `a == b`: a Bool tensor, not whether the two
+/// tensors are the same object (Tensor::is_same()) or hold equal values throughout
+/// (`all(eq(a, b))`, or to_vector() comparisons).
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);  ///< ne(a, b): a Bool tensor
 ///@}
 
 }  // namespace litgrad

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "litgrad/detail/node.hpp"
+#include "litgrad/detail/scatter.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
@@ -42,11 +43,17 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
   Tensor y = detail::uninitialized_tensor(out, x.dtype());
   kernels::slice(x.data(), s.outer, s.n, s.inner, b, m, step, y.data());
   const Shape in = x.shape();
-  return detail::record("slice", y, {x}, [in, s, b, m, step](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::uninitialized_tensor(in);  // zeros where nothing was picked
-    kernels::slice_backward(g.data(), s.outer, s.n, s.inner, b, m, step, gx.data());
-    return {gx};
-  });
+  return detail::record(
+      "slice", y, {x},
+      [in, s, b, m, step](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(in);  // zeros where nothing was picked
+        kernels::slice_backward(g.data(), s.outer, s.n, s.inner, b, m, step, gx.data());
+        return {gx};
+      },
+      [in, d, b, step](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {detail::unslice(g, in, d, b, step)};
+      },
+      detail::Saved::nothing());
 }
 
 Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index) {
@@ -85,11 +92,17 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
   Tensor y = detail::uninitialized_tensor(index.shape());
   kernels::take(x.data(), source, y.data());
   const Shape in = x.shape();
-  return detail::record("gather", y, {x}, [in, source](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::uninitialized_tensor(in);
-    kernels::take_backward(g.data(), source, gx.data(), gx.numel());  // scatter-add
-    return {gx};
-  });
+  return detail::record(
+      "gather", y, {x},
+      [in, source](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(in);
+        kernels::take_backward(g.data(), source, gx.data(), gx.numel());  // scatter-add
+        return {gx};
+      },
+      [in, d, index](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {detail::scatter_add(g, in, d, index)};
+      },
+      detail::Saved::nothing());
 }
 
 // tensors: [..., n_t, ...] equal elsewhere; result: [..., sum n_t, ...].
@@ -122,11 +135,17 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
     at += n;
   }
   begin.push_back(at);
-  return detail::record("cat", y, tensors, [d, begin](const Tensor& g) -> std::vector<Tensor> {
-    std::vector<Tensor> grads;  // each input's gradient is its own stretch of g along d
+  // Each input's gradient is its own stretch of g along d: slices, which record themselves
+  // when the backward is recorded.
+  auto stretches = [d, begin](const Tensor& g) {
+    std::vector<Tensor> grads;
     for (std::size_t i = 0; i + 1 < begin.size(); ++i) grads.push_back(slice(g, d, begin[i], begin[i + 1]));
     return grads;
-  });
+  };
+  return detail::record(
+      "cat", y, tensors, stretches,
+      [stretches](const Tensor& g, const Tensor&, const std::vector<Tensor>&) { return stretches(g); },
+      detail::Saved::nothing());
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
@@ -164,11 +183,17 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
   Tensor y = detail::uninitialized_tensor(out, x.dtype());
   kernels::index_rows(x.data(), s.outer, s.n, s.inner, rows, y.data());
   const Shape in = x.shape();
-  return detail::record("index_select", y, {x}, [in, s, rows](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::uninitialized_tensor(in);  // zeros, then each picked row's gradient added
-    kernels::index_rows_backward(g.data(), s.outer, s.n, s.inner, rows, gx.data());
-    return {gx};
-  });
+  return detail::record(
+      "index_select", y, {x},
+      [in, s, rows](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(in);  // zeros, then each picked row's gradient added
+        kernels::index_rows_backward(g.data(), s.outer, s.n, s.inner, rows, gx.data());
+        return {gx};
+      },
+      [in, d, rows](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {detail::index_add(g, in, d, rows)};
+      },
+      detail::Saved::nothing());
 }
 
 std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& sizes, std::int64_t dim) {
@@ -208,6 +233,70 @@ std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim
   const std::int64_t n = x.size(wrap_dim("chunk", dim, x.dim()));
   return split(x, std::max<std::int64_t>(1, (n + chunks - 1) / chunks), dim);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The selections undone (detail/scatter.hpp): each the gradient of a selection, and
+// differentiable in its turn, its own gradient being that selection.
+
+namespace detail {
+
+// g: the slice's shape; result: `shape`.
+Tensor unslice(const Tensor& g, const Shape& shape, std::int64_t dim, std::int64_t start, std::int64_t step) {
+  const Split s = split_at(shape, dim);
+  const std::int64_t m = g.shape()[dim];
+  Tensor y = uninitialized_tensor(shape);
+  kernels::slice_backward(g.data(), s.outer, s.n, s.inner, start, m, step, y.data());
+  return record(
+      "unslice", y, {g},
+      [s, start, m, step, out = g.shape()](const Tensor& gy) -> std::vector<Tensor> {
+        Tensor gg = uninitialized_tensor(out);
+        kernels::slice(gy.data(), s.outer, s.n, s.inner, start, m, step, gg.data());
+        return {gg};
+      },
+      [dim, start, m, step](const Tensor& gy, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {slice(gy, dim, start, start + (m - 1) * step + 1, step)};
+      },
+      Saved::nothing());
+}
+
+// g: index's shape; result: `shape`.
+Tensor scatter_add(const Tensor& g, const Shape& shape, std::int64_t dim, const Tensor& index) {
+  const std::vector<std::int64_t> source = kernels::gather_sources(shape, dim, index.data(), index.shape());
+  Tensor y = uninitialized_tensor(shape);
+  kernels::take_backward(g.data(), source, y.data(), y.numel());
+  return record(
+      "scatter_add", y, {g},
+      [source, out = g.shape()](const Tensor& gy) -> std::vector<Tensor> {
+        Tensor gg = uninitialized_tensor(out);
+        kernels::take(gy.data(), source, gg.data());
+        return {gg};
+      },
+      [dim, index](const Tensor& gy, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {gather(gy, dim, index)};
+      },
+      Saved::nothing());
+}
+
+// g: [outer, rows.size(), inner] around dim; result: `shape`.
+Tensor index_add(const Tensor& g, const Shape& shape, std::int64_t dim, const std::vector<std::int64_t>& rows) {
+  const Split s = split_at(shape, dim);
+  Tensor y = uninitialized_tensor(shape);
+  kernels::index_rows_backward(g.data(), s.outer, s.n, s.inner, rows, y.data());
+  return record(
+      "index_add", y, {g},
+      [s, rows, out = g.shape()](const Tensor& gy) -> std::vector<Tensor> {
+        Tensor gg = uninitialized_tensor(out);
+        kernels::index_rows(gy.data(), s.outer, s.n, s.inner, rows, gg.data());
+        return {gg};
+      },
+      [dim, rows](const Tensor& gy, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        const std::vector<double> picked(rows.begin(), rows.end());
+        return {index_select(gy, dim, tensor(picked, {static_cast<std::int64_t>(rows.size())}, DType::Int64))};
+      },
+      Saved::nothing());
+}
+
+}  // namespace detail
 
 namespace {
 // x with the entries (i, j) of its last two dimensions where keep(j - i) fails set to exactly 0.

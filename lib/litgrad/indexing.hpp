@@ -1,14 +1,61 @@
 #pragma once
 /// \file indexing.hpp
-/// \brief Picking parts of tensors and joining tensors: select, slice, gather, cat, stack.
-/// All differentiable; the gradient of a part is put back where the part came from.
+/// \brief Picking parts of tensors and joining tensors: select, slice, gather, cat, stack, and
+/// Python's indexing syntax (`x.index({Slice(), -1})`). All differentiable; the gradient of a
+/// part is put back where the part came from.
 
 #include <cstdint>
+#include <optional>
+#include <variant>
 #include <vector>
 
 #include "litgrad/tensor.hpp"
 
 namespace litgrad {
+
+/// \brief The pieces of Tensor::index(), as libtorch's `torch::indexing`.
+namespace indexing {
+
+/// \brief `start:stop:step` of Python's indexing, each part optional (as `Slice()`, `:`).
+struct Slice {
+  std::optional<std::int64_t> start;  ///< the first position (default 0); negative counts from the end
+  std::optional<std::int64_t> stop;   ///< one past the last (default the size); negative counts from the end
+  std::int64_t step = 1;              ///< positive
+  /// \brief `Slice()`, `Slice(1)`, `Slice(1, -1)`, `Slice(std::nullopt, std::nullopt, 2)`.
+  Slice(std::optional<std::int64_t> start = std::nullopt, std::optional<std::int64_t> stop = std::nullopt,
+        std::int64_t step = 1)
+      : start(start), stop(stop), step(step) {}
+};
+/// \brief The type of Ellipsis.
+struct EllipsisIndexType {};
+/// \brief The type of None.
+struct NoneIndexType {};
+/// \brief `...`: as many whole dimensions as the other entries leave.
+inline constexpr EllipsisIndexType Ellipsis{};
+/// \brief `None`: a new dimension of size 1 here.
+inline constexpr NoneIndexType None{};
+
+/// \brief One entry of Tensor::index(): an integer, a Slice, Ellipsis or None.
+class TensorIndex {
+ public:
+  /// \brief Selects position \p i (negative counts from the end) and removes the dimension.
+  TensorIndex(std::int64_t i) : value_(i) {}
+  /// \brief As the std::int64_t form.
+  TensorIndex(int i) : value_(static_cast<std::int64_t>(i)) {}
+  /// \brief Slices the dimension.
+  TensorIndex(Slice s) : value_(s) {}
+  /// \brief Whole dimensions.
+  TensorIndex(EllipsisIndexType e) : value_(e) {}
+  /// \brief A new dimension.
+  TensorIndex(NoneIndexType n) : value_(n) {}
+  /// \brief The entry.
+  const std::variant<std::int64_t, Slice, EllipsisIndexType, NoneIndexType>& value() const { return value_; }
+
+ private:
+  std::variant<std::int64_t, Slice, EllipsisIndexType, NoneIndexType> value_;
+};
+
+}  // namespace indexing
 
 /// \brief The sub-tensor at position \p index along \p dim, with that dimension removed:
 /// `select(x, 0, 2)` of a `[5,3]` tensor is its row 2, shape `[3]` (Python's `x[2]`).

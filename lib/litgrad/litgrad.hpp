@@ -3,10 +3,12 @@
 /// \brief Everything in litgrad, for readers in a hurry. Each header below is one idea.
 
 #include "litgrad/attention.hpp"    // scaled_dot_product_attention, generate_square_subsequent_mask
-#include "litgrad/autograd.hpp"     // NoGradGuard
+#include "litgrad/autograd.hpp"     // NoGradGuard, autograd::grad
+#include "litgrad/bpe.hpp"          // BPETokenizer, pretokenize
 #include "litgrad/dropout.hpp"      // dropout
 #include "litgrad/elementwise.hpp"  // + - * /, exp, log, tanh, sqrt, clamp, gelu, ..., where, masked_fill
 #include "litgrad/error.hpp"        // ShapeError, ValueError, IndexError, AutogradError
+#include "litgrad/function.hpp"     // autograd::Function, custom operations
 #include "litgrad/gradcheck.hpp"    // gradcheck
 #include "litgrad/indexing.hpp"     // select, slice, gather, index_select, cat, stack, split, tril, one_hot
 #include "litgrad/loss.hpp"         // mse_loss, cross_entropy, nll_loss, binary_cross_entropy_with_logits
@@ -31,4 +33,5 @@
 #include "litgrad/reshaping.hpp"    // reshape, permute, transpose, squeeze, unsqueeze, flatten, expand, repeat
 #include "litgrad/shape.hpp"        // Shape, broadcast_shapes
 #include "litgrad/softmax.hpp"      // softmax, log_softmax, logsumexp
+#include "litgrad/state_dict.hpp"   // StateDict, save, load
 #include "litgrad/tensor.hpp"       // Tensor, tensor, zeros, ones, linspace, ...

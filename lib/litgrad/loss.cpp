@@ -84,6 +84,29 @@ Tensor reduce_rows(const Rows& r, const Tensor& losses, Reduction reduction) {
 // Probabilities: target [N, C] Float64; loss = -sum_c ((1 - ε) t_c + ε / C) logp_c.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyOptions& o) {
   const char* op = "cross_entropy";
+  if (input.dim() > 2) {  // [N, C, d1, ..., dk]: each position's scores, classes along dim 1
+    const std::int64_t C = input.size(1);
+    Shape positions = input.shape();  // [N, d1, ..., dk]
+    positions.erase(positions.begin() + 1);
+    const bool probabilities = target.dtype() == DType::Float64;
+    const Shape expected = probabilities ? input.shape() : positions;
+    if (target.shape() != expected)
+      throw ShapeError("cross_entropy: input of shape " + to_string(input.shape()) + " and target of shape " +
+                       to_string(target.shape()) + " do not fit (expected " + to_string(expected) + ")");
+    std::vector<std::int64_t> classes_last(static_cast<std::size_t>(input.dim()));  // [N, d1, ..., dk, C]
+    classes_last[0] = 0;
+    for (std::int64_t d = 2; d < input.dim(); ++d) classes_last[static_cast<std::size_t>(d - 1)] = d;
+    classes_last.back() = 1;
+    CrossEntropyOptions each = o;
+    each.reduction = Reduction::None;
+    const Tensor rows = reshape(permute(input, classes_last), {-1, C});
+    const Tensor flat_target = probabilities ? reshape(permute(target, classes_last), {-1, C}) : reshape(target, {-1});
+    const Tensor losses = reshape(cross_entropy(rows, flat_target, each), positions);
+    if (o.reduction == Reduction::None) return losses;
+    if (o.reduction == Reduction::Sum) return sum(losses);
+    if (probabilities) return mean(losses);
+    return sum(losses) / sum(to(ne(target, scalar_tensor(static_cast<double>(o.ignore_index))), DType::Float64));
+  }
   if (!(o.label_smoothing >= 0 && o.label_smoothing <= 1))
     throw ValueError("cross_entropy: label_smoothing must be in [0, 1], got " + std::to_string(o.label_smoothing));
   const double eps = o.label_smoothing;
@@ -150,7 +173,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                             kernels::zip_backward<1>(shape, input.data(), shape, target.data(), shape, g.data(),
                                                      gt.data(), [](double x, double, double g) { return -g * x; });
                             return {gx, gt};
-                          });
+                          },
+                          nullptr, detail::Saved::only_inputs());
   return reduce(losses, reduction);
 }
 

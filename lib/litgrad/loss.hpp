@@ -40,6 +40,12 @@ struct CrossEntropyOptions {
 /// distribution; the loss is `-sum_c target_c log softmax(input)_c` (with ε, the target is
 /// first mixed as `(1 - ε) target + ε / C`), and the mean is over all N rows.
 ///
+/// **More dimensions**, as torch: input `[N, C, d1, ..., dk]` (the classes along dimension 1)
+/// with a target `[N, d1, ..., dk]` of classes (or probabilities of the input's shape): a loss
+/// per position, `[N, d1, ..., dk]` with Reduction::None, otherwise their mean (over the
+/// positions that count) or sum. A language model's scores `[N, T, V]` go in as
+/// `transpose(scores, 1, 2)`, or flattened to `[N T, V]`.
+///
 /// The log-softmax subtracts each row's largest score first, so the loss is exact and finite
 /// for scores of ±1000.
 ///

@@ -75,7 +75,21 @@ Tensor product(const Tensor& a, const Tensor& b, bool b_transposed, const Tensor
     }
     return grads;
   };
-  return bias.defined() ? detail::record("linear", y, {a, b, bias}, backward) : detail::record("matmul", y, {a, b}, backward);
+  // The same, as operations (for a backward that records itself).
+  auto graph_backward = [b_transposed](const Tensor& g, const Tensor&, const std::vector<Tensor>& in) {
+    const Tensor &a = in[0], &b = in[1];
+    std::vector<Tensor> grads(in.size());
+    if (a.requires_grad())
+      grads[0] = detail::sum_to(matmul(g, b_transposed ? b : transpose(b, -2, -1)), a.shape());
+    if (b.requires_grad())
+      grads[1] = detail::sum_to(b_transposed ? matmul(transpose(g, -2, -1), a) : matmul(transpose(a, -2, -1), g),
+                                b.shape());
+    if (in.size() == 3 && in[2].requires_grad()) grads[2] = detail::sum_to(g, in[2].shape());
+    return grads;
+  };
+  const detail::Saved saved{0b011u, false};  // a and b, not the bias or the output
+  return bias.defined() ? detail::record("linear", y, {a, b, bias}, backward, graph_backward, saved)
+                        : detail::record("matmul", y, {a, b}, backward, graph_backward, saved);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "litgrad/random.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include <cmath>
@@ -39,6 +40,48 @@ std::uint64_t Generator::next_u64() {  // xoshiro256**
   s[2] ^= t;
   s[3] = rotl(s[3], 45);
   return result;
+}
+
+StateDict Generator::state_dict() const {
+  std::vector<double> halves;
+  for (std::uint64_t word : state_) {
+    halves.push_back(static_cast<double>(word >> 32));
+    halves.push_back(static_cast<double>(word & 0xffffffffULL));
+  }
+  StateDict dict;
+  dict.insert("state", tensor(std::move(halves), {8}, DType::Int64));
+  dict.insert("spare_normal", spare_normal_ ? tensor({*spare_normal_}, {1}) : zeros({0}));
+  return dict;
+}
+
+void Generator::load_state_dict(const StateDict& dict) {
+  IncompatibleKeys keys;
+  for (const char* key : {"state", "spare_normal"})
+    if (!dict.contains(key)) keys.missing_keys.push_back(key);
+  for (const auto& [key, value] : dict)
+    if (key != "state" && key != "spare_normal") keys.unexpected_keys.push_back(key);
+  detail::check_keys("Generator", keys);
+  detail::check_entry("Generator", "state", dict.at("state"), {8}, DType::Int64);
+  const Tensor& spare = dict.at("spare_normal");
+  if (spare.numel() != 0) detail::check_entry("Generator", "spare_normal", spare, {1}, DType::Float64);
+  else detail::check_entry("Generator", "spare_normal", spare, {0}, DType::Float64);
+  std::uint64_t words[4];
+  for (int i = 0; i < 4; ++i) {
+    std::uint64_t halves[2];
+    for (int h = 0; h < 2; ++h) {
+      const double v = dict.at("state").data()[2 * i + h];
+      if (!(v >= 0 && v < 0x1p32 && v == std::floor(v)))
+        throw ValueError("Generator.load_state_dict: state[" + std::to_string(2 * i + h) + "] is " +
+                         std::to_string(v) + ", not a whole number in [0, 2^32)");
+      halves[h] = static_cast<std::uint64_t>(v);
+    }
+    words[i] = halves[0] << 32 | halves[1];
+  }
+  if ((words[0] | words[1] | words[2] | words[3]) == 0)
+    throw ValueError("Generator.load_state_dict: the state is all zeros, from which xoshiro256** never leaves");
+  std::copy(words, words + 4, state_);
+  if (spare.numel() != 0) spare_normal_ = spare.item();
+  else spare_normal_.reset();
 }
 
 double Generator::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "litgrad/state_dict.hpp"
 #include "litgrad/tensor.hpp"
 
 namespace litgrad {
@@ -38,6 +39,17 @@ class Generator {
   double normal();
   /// \brief Uniform integer in `[low, high)`, without modulo bias. \throws ValueError if low >= high.
   std::int64_t randint(std::int64_t low, std::int64_t high);
+
+  /// \brief Where the generator is in its sequence, so that a resumed run draws the same
+  /// numbers (torch's `get_state()`, as a StateDict): `state`, the four 64-bit words of
+  /// xoshiro256** as eight Int64 halves, high half first (a tensor's elements are doubles,
+  /// which hold 32 bits exactly but not 64), and `spare_normal`, the second normal of the last
+  /// pair the polar method made, `[1]`, or `[0]` when there is none.
+  StateDict state_dict() const;
+  /// \brief Moves the generator to a place given by state_dict() (torch's `set_state()`).
+  /// \throws ValueError for a missing or unexpected key, a wrong shape or dtype, a half that is
+  ///   not a whole number in [0, 2^32), or a state of all zeros, where xoshiro256** would stay.
+  void load_state_dict(const StateDict& dict);
 
  private:
   std::uint64_t state_[4];

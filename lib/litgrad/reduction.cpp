@@ -35,11 +35,17 @@ Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
   const kernels::SumLayout layout = kernels::sum_layout(x.shape(), reduced);
   Tensor y = detail::uninitialized_tensor(kept);
   kernels::sum(x.data(), layout, y.data());
-  return detail::record("sum", detail::share_storage(y, out), {x}, [layout](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::uninitialized_tensor(layout.shape);  // each element of x receives the gradient of its sum
-    kernels::sum_backward(g.data(), layout, gx.data());
-    return {gx};
-  });
+  return detail::record(
+      "sum", detail::share_storage(y, out), {x},
+      [layout](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(layout.shape);  // each element of x receives the gradient of its sum
+        kernels::sum_backward(g.data(), layout, gx.data());
+        return {gx};
+      },
+      [layout](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {expand(reshape(g, layout.kept), layout.shape)};
+      },
+      detail::Saved::nothing());
 }
 
 Tensor sum(const Tensor& x) { return sum(x, {}, false); }
@@ -70,11 +76,14 @@ MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim) {
   Tensor values = detail::uninitialized_tensor(out), indices = detail::uninitialized_tensor(out, DType::Int64);
   kernels::max_along(x.data(), outer, n, inner, values.data(), indices.data());
   const Shape in = x.shape();
-  Tensor v = detail::record("max", values, {x}, [in, indices, outer, n, inner](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::uninitialized_tensor(in);  // the gradient goes to the position that won
-    kernels::max_along_backward(g.data(), indices.data(), outer, n, inner, gx.data());
-    return {gx};
-  });
+  Tensor v = detail::record(
+      "max", values, {x},
+      [in, indices, outer, n, inner](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(in);  // the gradient goes to the position that won
+        kernels::max_along_backward(g.data(), indices.data(), outer, n, inner, gx.data());
+        return {gx};
+      },
+      nullptr, detail::Saved::nothing());
   return {v, indices};
 }
 

@@ -29,8 +29,10 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
     throw ShapeError("reshape: cannot reshape " + to_string(x.shape()) + " (" + std::to_string(x.numel()) +
                      " elements) into " + to_string(shape) + " (" + std::to_string(numel(out)) + " elements)");
   const Shape in = x.shape();
-  return detail::record("reshape", detail::share_storage(x, out), {x},
-                        [in](const Tensor& g) -> std::vector<Tensor> { return {reshape(g, in)}; });
+  auto back = [in](const Tensor& g) -> std::vector<Tensor> { return {reshape(g, in)}; };
+  return detail::record(
+      "reshape", detail::share_storage(x, out), {x}, back,
+      [back](const Tensor& g, const Tensor&, const std::vector<Tensor>&) { return back(g); }, detail::Saved::nothing());
 }
 
 Tensor unsqueeze(const Tensor& x, std::int64_t dim) {
@@ -67,9 +69,11 @@ Tensor permute(const Tensor& x, const std::vector<std::int64_t>& dims) {
   kernels::permute(x.data(), x.shape(), p, y.data());
   std::vector<std::int64_t> inverse(n);
   for (std::int64_t i = 0; i < n; ++i) inverse[p[i]] = i;
-  return detail::record("permute", y, {x}, [inverse](const Tensor& g) -> std::vector<Tensor> {
-    return {permute(g, inverse)};  // undoing the permutation is the permutation by its inverse
-  });
+  // Undoing the permutation is the permutation by its inverse.
+  auto back = [inverse](const Tensor& g) -> std::vector<Tensor> { return {permute(g, inverse)}; };
+  return detail::record(
+      "permute", y, {x}, back,
+      [back](const Tensor& g, const Tensor&, const std::vector<Tensor>&) { return back(g); }, detail::Saved::nothing());
 }
 
 Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1) {
@@ -113,11 +117,17 @@ Tensor expand(const Tensor& x, const Shape& sizes) {
   Tensor y = detail::uninitialized_tensor(out, x.dtype());
   kernels::expand(x.data(), x.shape(), y.data(), out);
   const Shape in = x.shape();
-  return detail::record("expand", y, {x}, [in, out](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::uninitialized_tensor(in);
-    kernels::expand_backward(g.data(), out, gx.data(), in);
-    return {gx};
-  });
+  return detail::record(
+      "expand", y, {x},
+      [in, out](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(in);
+        kernels::expand_backward(g.data(), out, gx.data(), in);
+        return {gx};
+      },
+      [in](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {detail::sum_to(g, in)};
+      },
+      detail::Saved::nothing());
 }
 
 // x: [d0, ..., dk]; result: [r0·d0, ..., rk·dk] (after leading repeats). y[i] = x[i mod d, per
@@ -137,11 +147,14 @@ Tensor repeat(const Tensor& x, const std::vector<std::int64_t>& repeats) {
   Tensor y = detail::uninitialized_tensor(out, x.dtype());
   kernels::take(x.data(), source, y.data());
   const Shape shape = x.shape();
-  return detail::record("repeat", y, {x}, [shape, source](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::uninitialized_tensor(shape);
-    kernels::take_backward(g.data(), source, gx.data(), gx.numel());
-    return {gx};
-  });
+  return detail::record(
+      "repeat", y, {x},
+      [shape, source](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(shape);
+        kernels::take_backward(g.data(), source, gx.data(), gx.numel());
+        return {gx};
+      },
+      nullptr, detail::Saved::nothing());
 }
 
 }  // namespace litgrad

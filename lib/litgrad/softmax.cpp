@@ -9,6 +9,8 @@
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/error.hpp"
 #include "litgrad/kernels/softmax.hpp"
+#include "litgrad/elementwise.hpp"
+#include "litgrad/reduction.hpp"
 #include "litgrad/reshaping.hpp"
 
 namespace litgrad {
@@ -37,11 +39,17 @@ Tensor softmax(const Tensor& x, std::int64_t dim) {
   Tensor y = detail::uninitialized_tensor(x.shape());
   if (x.numel() > 0) kernels::softmax(x.data(), y.data(), s.outer, s.n, s.inner);
   // dx_i = y_i (g_i - sum_j g_j y_j): the Jacobian diag(y) - y yᵀ applied to g, from y alone.
-  return detail::record("softmax", y, {x}, [y, s](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::uninitialized_tensor(y.shape());
-    if (y.numel() > 0) kernels::softmax_backward(y.data(), g.data(), gx.data(), s.outer, s.n, s.inner);
-    return {gx};
-  });
+  return detail::record(
+      "softmax", y, {x},
+      [y, s](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(y.shape());
+        if (y.numel() > 0) kernels::softmax_backward(y.data(), g.data(), gx.data(), s.outer, s.n, s.inner);
+        return {gx};
+      },
+      [d](const Tensor& g, const Tensor& y, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {y * (g - sum(g * y, {d}, true))};
+      },
+      detail::Saved::only_output());
 }
 
 // x: any shape; y: x's shape. y_i = x_i - m - log(sum_j exp(x_j - m)) along dim.
@@ -51,11 +59,17 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim) {
   Tensor y = detail::uninitialized_tensor(x.shape());
   if (x.numel() > 0) kernels::log_softmax(x.data(), y.data(), s.outer, s.n, s.inner);
   // dx_i = g_i - exp(y_i) sum_j g_j: the derivative of log softmax, from y alone.
-  return detail::record("log_softmax", y, {x}, [y, s](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::uninitialized_tensor(y.shape());
-    if (y.numel() > 0) kernels::log_softmax_backward(y.data(), g.data(), gx.data(), s.outer, s.n, s.inner);
-    return {gx};
-  });
+  return detail::record(
+      "log_softmax", y, {x},
+      [y, s](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(y.shape());
+        if (y.numel() > 0) kernels::log_softmax_backward(y.data(), g.data(), gx.data(), s.outer, s.n, s.inner);
+        return {gx};
+      },
+      [d](const Tensor& g, const Tensor& y, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        return {g - exp(y) * sum(g, {d}, true)};
+      },
+      detail::Saved::only_output());
 }
 
 // x: [..., n, ...] around dim; y: [..., ...] (keepdim: [..., 1, ...]). y = m + log(sum_j exp(x_j - m)).
@@ -67,11 +81,16 @@ Tensor logsumexp(const Tensor& x, std::int64_t dim, bool keepdim) {
   Tensor y = detail::uninitialized_tensor(kept);
   if (y.numel() > 0) kernels::logsumexp(x.data(), y.data(), s.outer, s.n, s.inner);  // sums of nothing: -inf
   // dx_j = g exp(x_j - y): softmax along dim, from x and y.
-  Tensor out = detail::record("logsumexp", y, {x}, [x, y, s](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gx = detail::uninitialized_tensor(x.shape());
-    if (x.numel() > 0) kernels::logsumexp_backward(x.data(), y.data(), g.data(), gx.data(), s.outer, s.n, s.inner);
-    return {gx};
-  });
+  Tensor out = detail::record(
+      "logsumexp", y, {x},
+      [x, y, s](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = detail::uninitialized_tensor(x.shape());
+        if (x.numel() > 0) kernels::logsumexp_backward(x.data(), y.data(), g.data(), gx.data(), s.outer, s.n, s.inner);
+        return {gx};
+      },
+      [](const Tensor& g, const Tensor& y, const std::vector<Tensor>& in) -> std::vector<Tensor> {
+        return {g * exp(in[0] - y)};  // y and g keep the summed dimension, of size 1: they broadcast
+      });
   if (keepdim || x.dim() == 0) return out;
   Shape dropped = x.shape();
   dropped.erase(dropped.begin() + d);

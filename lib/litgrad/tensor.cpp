@@ -78,27 +78,6 @@ const double* Tensor::data() const { return impl().storage->data(); }
 double* Tensor::data() { return impl().storage->data(); }
 std::vector<double> Tensor::to_vector() const { return {data(), data() + numel()}; }
 
-Tensor& Tensor::copy_(const Tensor& src) {
-  if (is_grad_enabled() && (requires_grad() || src.requires_grad()))
-    throw AutogradError(std::string("copy_: ") + (requires_grad() ? "the destination" : "the source") +
-                        " requires grad and gradients are being recorded; copy_ is not recorded, so "
-                        "write parameters inside a NoGradGuard (torch refuses in-place writes to leaves "
-                        "that require grad for the same reason)");
-  // Broadcasting to a given shape: compared from the right, each source size is 1 or equal.
-  const Shape& from = src.shape();
-  bool fits = from.size() <= shape().size();
-  for (std::size_t k = 1; fits && k <= from.size(); ++k) {
-    const std::int64_t have = from[from.size() - k], want = shape()[shape().size() - k];
-    fits = have == want || have == 1;
-  }
-  if (!fits)
-    throw ShapeError("copy_: the source's shape " + to_string(from) + " does not broadcast to " +
-                     to_string(shape()));
-  const Tensor values = litgrad::to(litgrad::expand(src, shape()), dtype());
-  kernels::copy(values.data(), values.numel(), data());
-  return *this;
-}
-
 double Tensor::item() const {
   if (numel() != 1)
     throw ValueError("item: expected a tensor with one element, got shape " + to_string(shape()));
@@ -137,11 +116,11 @@ Tensor& Tensor::requires_grad_(bool on) {
 
 bool Tensor::is_leaf() const { return impl().grad_fn == nullptr; }
 Tensor Tensor::grad() const {
-  if (!is_leaf())
+  if (!is_leaf() && !impl().retains_grad)
     throw AutogradError("grad: this tensor was made by " + grad_fn() + ", so it is not a leaf, and backward() "
-                        "keeps gradients only for leaves (tensors made directly, with requires_grad_()); torch "
-                        "returns None here with a warning. To see an intermediate gradient, make the value a leaf "
-                        "with detach().requires_grad_() and compute from that");
+                        "keeps gradients only for leaves (tensors made directly, with requires_grad_()) and for "
+                        "tensors asked to with retain_grad(); torch returns None here with a warning. Call "
+                        "retain_grad() on it before backward(), or use autograd::grad()");
   return impl().grad;
 }
 
@@ -228,7 +207,7 @@ Tensor arange(double start, double end, double step) {
   return t;
 }
 
-Tensor arange(std::int64_t n) { return arange(0.0, static_cast<double>(n), 1.0); }
+Tensor arange(double end) { return arange(0.0, end, 1.0); }
 
 // torch's CPU kernel: the first half counted up from start, the second half down from end, so
 // both ends are exact and the points are symmetric.

@@ -11,10 +11,13 @@
 /// their elements are stored as doubles too, and arithmetic on them gives `Float64`.
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "litgrad/shape.hpp"
@@ -30,6 +33,26 @@ const char* to_string(DType dtype);
 namespace detail {
 struct TensorImpl;
 }
+namespace indexing {
+class TensorIndex;
+}
+
+/// \brief What Tensor::register_hook() returns: remove() takes the hook off again.
+class RemovableHandle {
+ public:
+  /// \brief A handle that removes nothing.
+  RemovableHandle() = default;
+  /// \brief Takes the hook off its tensor; a second call, or a call after the tensor is gone,
+  /// does nothing.
+  void remove();
+  /// \cond INTERNAL
+  RemovableHandle(std::weak_ptr<detail::TensorImpl> tensor, std::uint64_t id) : tensor_(std::move(tensor)), id_(id) {}
+  /// \endcond
+
+ private:
+  std::weak_ptr<detail::TensorImpl> tensor_;
+  std::uint64_t id_ = 0;
+};
 
 /// \brief An N-dimensional, contiguous, row-major array of `double` with optional gradient
 /// and the record of the operation that made it.
@@ -72,14 +95,6 @@ class Tensor {
   double* data();
   /// \brief A copy of the elements in row-major order.
   std::vector<double> to_vector() const;
-  /// \brief Writes \p src's values into this tensor, in place, as torch's `copy_`: \p src
-  /// broadcasts to this shape and is converted to this dtype; returns `*this`. Every tensor
-  /// sharing this one's storage sees the new values. The copy is not recorded by autograd, so
-  /// when gradients are being recorded (outside a NoGradGuard) neither tensor may require
-  /// grad: set a parameter's values with `{ NoGradGuard g; w.copy_(values); }`.
-  /// \throws ShapeError when \p src does not broadcast to this shape.
-  /// \throws AutogradError when either tensor requires grad while gradients are recorded.
-  Tensor& copy_(const Tensor& src);
   /// \brief The value of a one-element tensor. \throws ValueError when numel() != 1.
   double item() const;
   /// \brief The element at a full index, e.g. `x.at({1, 2})`. \throws IndexError when out of range.
@@ -97,28 +112,85 @@ class Tensor {
   /// \brief True when no operation recorded this tensor (made by hand, or detached).
   bool is_leaf() const;
   /// \brief The accumulated gradient, shaped like this tensor; undefined until a `backward()`
-  /// reaches this leaf. Gradients of intermediate tensors are not kept.
+  /// reaches this leaf. A tensor made by an operation keeps its gradient only after
+  /// retain_grad(); otherwise asking for it throws AutogradError, saying so.
   Tensor grad() const;
   /// \brief Sets the accumulated gradient to zeros (torch 1.13's `zero_grad()` default).
   void zero_grad();
   /// \brief The name of the operation that made this tensor, e.g. `"matmul"`; empty for a leaf.
   std::string grad_fn() const;
+  /// \brief Asks backward() to keep the gradient of this tensor, made by an operation, in
+  /// grad(), as torch's `retain_grad()` (a leaf keeps its own anyway); returns `*this`.
+  /// \throws AutogradError for a tensor that does not require grad.
+  Tensor& retain_grad();
+  /// \brief Whether retain_grad() was called on this (non-leaf) tensor.
+  bool retains_grad() const;
 
   /// \brief Computes the gradient of this tensor with respect to every leaf that requires
   /// grad, and adds it (`+=`, as torch does) to that leaf's `grad()`.
   ///
   /// \param gradient the gradient of the final objective with respect to this tensor, shaped
-  ///   like it; may be omitted only for a one-element tensor (it is then 1).
+  ///   like it: the vector v of the vector–Jacobian product vᵀJ that backward computes. It may be
+  ///   omitted only for a one-element tensor (it is then 1).
   /// \param retain_graph keep the recorded graph so that `backward()` can run again. Without
   ///   it, backward frees what each step saved, and a second `backward()` through the same
-  ///   graph throws AutogradError, as torch raises.
+  ///   graph throws AutogradError, as torch raises. Unset: as \p create_graph, as torch.
+  /// \param create_graph record the backward pass itself, so that the gradients it leaves in
+  ///   grad() have a history and can be differentiated again (see autograd::grad()).
   /// \throws AutogradError when this tensor does not require grad, when \p gradient is
-  ///   omitted for a non-scalar, or when the graph was already freed.
+  ///   omitted for a non-scalar, when the graph was already freed, when a tensor the backward
+  ///   needs was changed in place since the forward (see version()), or when \p create_graph
+  ///   meets an operation whose backward cannot be recorded.
   /// \throws ShapeError when \p gradient has another shape.
-  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
+  void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
+
+  /// \brief Calls \p hook with this tensor's gradient each time backward() has computed it
+  /// whole, before it is used (passed on, or added to grad()); a defined tensor that the hook
+  /// returns replaces the gradient, as torch's `register_hook`. Returns a handle that removes
+  /// the hook. \throws AutogradError for a tensor that does not require grad.
+  RemovableHandle register_hook(std::function<Tensor(const Tensor& grad)> hook);
+
+  /// \brief How many times this tensor's elements (shared with its views) have been changed in
+  /// place since they were made, as torch's `_version`: backward() compares it with the
+  /// version each operation saw, and refuses to use a tensor changed since.
+  std::uint64_t version() const;
+  ///@}
+
+  /// \name In-place operations
+  /// Each changes this tensor's elements, returns `*this` and advances version(). They are not
+  /// recorded by autograd: while gradients are recorded (outside a NoGradGuard) this tensor may
+  /// not require grad (torch refuses in-place changes of leaves that require grad; litgrad also
+  /// refuses them on tensors made by an operation, where torch would record them; use the
+  /// out-of-place forms there). Write parameters inside a NoGradGuard.
+  /// \throws AutogradError as above; ShapeError when the other operand does not broadcast to
+  ///   this tensor's shape.
+  ///@{
+
+  /// \brief Writes \p src's values into this tensor, as torch's `copy_`: \p src broadcasts to
+  /// this shape and is converted to this dtype. Every tensor sharing this one's storage sees the
+  /// new values.
+  Tensor& copy_(const Tensor& src);
+  Tensor& add_(const Tensor& other, double alpha = 1.0);  ///< `*this += alpha * other`
+  Tensor& add_(double value);                             ///< `*this += value`
+  Tensor& sub_(const Tensor& other, double alpha = 1.0);  ///< `*this -= alpha * other`
+  Tensor& mul_(const Tensor& other);                      ///< `*this *= other`
+  Tensor& mul_(double value);                             ///< `*this *= value`
+  Tensor& div_(const Tensor& other);                      ///< `*this /= other`
+  Tensor& div_(double value);                             ///< `*this /= value`
+  Tensor& masked_fill_(const Tensor& mask, double value);  ///< `value` where the Bool \p mask is true
+  Tensor& fill_(double value);                            ///< every element \p value
+  Tensor& zero_();                                        ///< every element 0
+  ///@}
+
+  /// \name Copies
+  ///@{
 
   /// \brief A tensor with the same data (shared, not copied) and no history.
   Tensor detach() const;
+  /// \brief A tensor with a copy of the data in storage of its own, recorded as an operation
+  /// (the gradient passes through it unchanged), as torch's `clone`.
+  Tensor clone() const;
   ///@}
 
   /// \brief Whether two handles name the same tensor (not whether the values are equal).
@@ -158,6 +230,24 @@ class Tensor {
   Tensor pow(double exponent) const;                                              ///< pow(x, exponent)
   Tensor masked_fill(const Tensor& mask, double value) const;                     ///< masked_fill(x, mask, value)
   Tensor to(DType dtype) const;                                                   ///< to(x, dtype)
+  Tensor select(std::int64_t dim, std::int64_t index) const;                      ///< select(x, dim, index)
+  Tensor slice(std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step = 1) const;  ///< slice(x, ...)
+  Tensor narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const;  ///< slice(x, dim, start, start + length)
+  Tensor index_select(std::int64_t dim, const Tensor& index) const;              ///< index_select(x, dim, index)
+  Tensor gather(std::int64_t dim, const Tensor& index) const;                    ///< gather(x, dim, index)
+  Tensor view(const Shape& shape) const;                                          ///< reshape(x, shape): litgrad's tensors are contiguous
+  Tensor contiguous() const;  ///< `*this`: a litgrad tensor is always contiguous, so there is nothing to copy
+  ///@}
+
+  /// \brief Python's indexing, as libtorch's `x.index({Slice(), -1})` writes `x[:, -1]`: each
+  /// entry indexes the next dimension, an integer selects (removing the dimension), a
+  /// `Slice(start, stop, step)` slices, `None` inserts a dimension of size 1, and `Ellipsis`
+  /// stands for as many whole dimensions as the other entries leave (see indexing.hpp).
+  /// \throws IndexError for more entries than dimensions, an index out of range, or two
+  ///   ellipses.
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+
+  ///@{
   ///@}
 
   /// \cond INTERNAL
@@ -198,8 +288,9 @@ Tensor ones_like(const Tensor& like);
 /// \brief `[start, start+step, ...)` up to but excluding \p end, as a 1-D Float64 tensor.
 /// \throws ValueError when \p step is zero or has the wrong sign.
 Tensor arange(double start, double end, double step = 1.0);
-/// \brief `[0, 1, ..., n-1]`.
-Tensor arange(std::int64_t n);
+/// \brief `[0, 1, ...]` below \p end, as a Float64 tensor, as `torch.arange(end)` for a
+/// floating-point end: `arange(2.5)` is `[0, 1, 2]`.
+Tensor arange(double end);
 /// \brief \p steps evenly spaced points from \p start to \p end, both included, as
 /// `torch.linspace`: `linspace(-1, 1, 5)` is `[-1, -0.5, 0, 0.5, 1]`, exactly. As torch, the
 /// first half is counted up from start and the second down from end, so both ends are exact.
@@ -210,6 +301,12 @@ Tensor eye(std::int64_t n);
 /// \brief A copy of \p x with another dtype. To Bool: nonzero is true. To Int64: truncation
 /// toward zero, as torch. \throws ValueError for NaN or infinity converted to Int64.
 Tensor to(const Tensor& x, DType dtype);
+/// \brief `[0, 1, ..., n-1]` as an Int64 tensor, as `torch.arange(n)` for an integer n (an
+/// index, ready for embedding() or index_select(); arithmetic with it gives Float64).
+template <class Integer, std::enable_if_t<std::is_integral_v<Integer>, int> = 0>
+Tensor arange(Integer n) {
+  return to(arange(0.0, static_cast<double>(n), 1.0), DType::Int64);
+}
 ///@}
 
 /// \brief Prints like torch: `tensor([[1.0000, 2.0000]], grad_fn=<add>)`.

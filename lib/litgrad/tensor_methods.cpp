@@ -1,6 +1,8 @@
 // Tensor's member forms: each one line, forwarding to the free function of the same name.
 
 #include "litgrad/elementwise.hpp"
+#include "litgrad/error.hpp"
+#include "litgrad/indexing.hpp"
 #include "litgrad/matmul.hpp"
 #include "litgrad/reduction.hpp"
 #include "litgrad/reshaping.hpp"
@@ -38,5 +40,50 @@ Tensor Tensor::abs() const { return litgrad::abs(*this); }
 Tensor Tensor::pow(double exponent) const { return litgrad::pow(*this, exponent); }
 Tensor Tensor::masked_fill(const Tensor& mask, double value) const { return litgrad::masked_fill(*this, mask, value); }
 Tensor Tensor::to(DType dtype) const { return litgrad::to(*this, dtype); }
+
+Tensor Tensor::select(std::int64_t dim, std::int64_t index) const { return litgrad::select(*this, dim, index); }
+Tensor Tensor::slice(std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step) const {
+  return litgrad::slice(*this, dim, start, end, step);
+}
+Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const {
+  if (length < 0) throw ValueError("narrow: length must be non-negative, got " + std::to_string(length));
+  return litgrad::slice(*this, dim, start, start + length);
+}
+Tensor Tensor::index_select(std::int64_t dim, const Tensor& index) const { return litgrad::index_select(*this, dim, index); }
+Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const { return litgrad::gather(*this, dim, index); }
+Tensor Tensor::view(const Shape& shape) const { return litgrad::reshape(*this, shape); }
+Tensor Tensor::contiguous() const { return *this; }
+
+// x.index({...}): each entry in turn, d the dimension the next one indexes.
+Tensor Tensor::index(const std::vector<indexing::TensorIndex>& indices) const {
+  using namespace indexing;
+  std::int64_t consumed = 0, ellipses = 0;
+  for (const TensorIndex& i : indices) {
+    consumed += std::holds_alternative<std::int64_t>(i.value()) || std::holds_alternative<Slice>(i.value());
+    ellipses += std::holds_alternative<EllipsisIndexType>(i.value());
+  }
+  if (ellipses > 1) throw IndexError("index: an index can have only one Ellipsis");
+  if (consumed > dim())
+    throw IndexError("index: too many indices (" + std::to_string(consumed) + ") for a tensor of shape " +
+                     to_string(shape()));
+  Tensor x = *this;
+  std::int64_t d = 0;
+  for (const TensorIndex& i : indices) {
+    const auto& v = i.value();
+    if (const auto* position = std::get_if<std::int64_t>(&v)) {
+      x = litgrad::select(x, d, *position);
+    } else if (const auto* s = std::get_if<Slice>(&v)) {
+      const std::int64_t n = x.size(d);
+      x = litgrad::slice(x, d, s->start.value_or(0), s->stop.value_or(n), s->step);
+      ++d;
+    } else if (std::holds_alternative<NoneIndexType>(v)) {
+      x = litgrad::unsqueeze(x, d);
+      ++d;
+    } else {  // Ellipsis: the dimensions no other entry takes
+      d += dim() - consumed;
+    }
+  }
+  return x;
+}
 
 }  // namespace litgrad

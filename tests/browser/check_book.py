@@ -3,9 +3,10 @@
 chromium-driver, driven by python3-selenium) and checks what a reader would see, against what
 each chapter's source declares and what its run emitted. No number here belongs to a chapter.
 
-usage: check_book.py HTML_DIR SOURCE_ROOT BUILD_DIR SCREENSHOT_DIR
+usage: PYTHONPATH=tools /usr/bin/python3 tests/browser/check_book.py HTML_DIR SOURCE_ROOT BUILD_DIR SCREENSHOT_DIR
+       (ctest runs it so; the package litgrad_book is in tools/)
 
-For every chapter (SOURCE_ROOT/chapters/NN_topic.cpp, read by docs/_ext/litgrad_source.py), its
+For every chapter (SOURCE_ROOT/chapters/NN_topic.cpp, read by litgrad_book.reader), its
 page chapters/NN_topic.html, at 1280 px:
   its section headings, in order; every figure its prose shows, loaded, with its smallest text
   legible at the size shown; its formulas rendered where its prose has math, none in error; a
@@ -33,10 +34,11 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "_ext"))
-import litgrad_source  # noqa: E402
+from litgrad_book import exercises as exercise_files_of, mistakes, reader
 
 DESKTOP, PHONE = (1280, 900), (412, 915)
+# Sphinx's smart quotes turn ' and " into typographic ones; names are compared as written.
+PLAIN_QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"'})
 LEGIBLE_PX = 10  # the smallest text a figure may show, in CSS pixels as displayed
 
 
@@ -148,9 +150,7 @@ def source_root_of(source):
 
 
 def exercise_files(root, chapter):
-    folder = os.path.join(root, "chapters", "exercises", chapter)
-    return [p for p in sorted(glob.glob(os.path.join(folder, "[0-9]_*.cpp")))
-            if not p.endswith((".starter.cpp", ".solution.cpp"))]
+    return exercise_files_of.exercise_files(root, chapter)
 
 
 def solution_shown(spec, page_text):
@@ -177,7 +177,7 @@ def check_chapter_desktop(driver, check, base, source, book, shots):
     check(f"{prefix} its {len(source.sections)} section headings, in order", headings == source.sections,
           f"page has {headings}" if headings != source.sections else "")
 
-    expected = [litgrad_source.figure_id(name, f) for f, _ in source.figures]
+    expected = [reader.figure_id(name, f) for f, _ in source.figures]
     problems, _ = figure_problems(driver.execute_script(FIGURES_JS), expected, DESKTOP[0])
     check(f"{prefix} its {len(expected)} figures loaded and legible", not problems, "; ".join(problems))
 
@@ -224,14 +224,32 @@ def check_chapter_desktop(driver, check, base, source, book, shots):
       if (!s) return null;
       return [Array.from(s.querySelectorAll('h3')).map(h => h.textContent.replace(/[¶#]$/, '').trim()
                 .replace(/’/g, "'").replace(/[“”]/g, '"')),
-              Array.from(s.querySelectorAll('details.litgrad-hint')).map(d => d.open), s.innerText];""")
+              Array.from(s.querySelectorAll('details.litgrad-hint')).map(d => d.open), s.innerText,
+              Array.from(s.querySelectorAll('details.litgrad-mistakes')).map(
+                d => [d.open, Array.from(d.querySelectorAll('li')).map(li => li.textContent.trim())]),
+              Array.from(s.querySelectorAll('details.litgrad-mistakes')).map(d => d.textContent).join(' ')];""")
     if exercises:
-        titles = [litgrad_source.read(p, "exercise").title for p in exercises]
+        titles = [reader.read(p, "exercise").title for p in exercises]
         leaked = [os.path.basename(p) for p in exercises if solution_shown(p, shown[2] if shown else "")]
         check(f"{prefix} its {len(exercises)} exercises, each with its hint folded, and no solution",
               shown is not None and shown[0] == titles and len(shown[1]) == len(exercises)
               and not any(shown[1]) and not leaked,
               f"titles {shown[0] if shown else None}; hints {shown[1] if shown else None}; solutions shown: {leaked}")
+        catalogue = mistakes.load(os.path.join(source_root_of(source), "chapters", "exercises", name,
+                                               "mistakes.toml"))
+        expected = [[m["name"] for m in catalogue if m["exercise"] == int(os.path.basename(p).split("_")[0])]
+                    for p in exercises]
+        expected = [names for names in expected if names]
+        listed = [[n.translate(PLAIN_QUOTES) for n in names]
+                  for _, names in shown[3]] if shown else None
+        folded = " ".join(shown[4].split()) if shown else ""
+        wrong_code = [m["name"] for m in catalogue
+                      if any(len(l.strip()) > 24 and " ".join(l.split()) in folded for l in m["replace"].splitlines())
+                      or " ".join(m["hint"].split())[:40] in folded.translate(PLAIN_QUOTES)]
+        check(f"{prefix} the mistakes each exercise's tests catch, by name, folded, without their code",
+              listed == expected and not any(o for o, _ in shown[3]) and not wrong_code,
+              f"listed {listed}, expected {expected}; open: {[o for o, _ in shown[3]] if shown else None}; "
+              f"code or hint shown for: {wrong_code}")
     else:
         check(f"{prefix} no exercises, and no Exercises section", shown is None)
 
@@ -310,7 +328,7 @@ def console_and_hosts(driver, check, label):
 def main():
     html_dir, source_root, build_dir, shots = sys.argv[1:5]
     os.makedirs(shots, exist_ok=True)
-    book = [litgrad_source.read(p) for p in litgrad_source.chapter_files(source_root)]
+    book = [reader.read(p) for p in reader.chapter_files(source_root)]
     check = Checks()
     pages = sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(html_dir, "chapters", "*.html")))
     check("the site has a page for every chapter and none for a chapter that is gone",
@@ -350,7 +368,7 @@ def main():
     try:
         for source in book:
             check_phone(phone, check, base, f"chapters/{source.name}.html", source.name, shots,
-                        [litgrad_source.figure_id(source.name, f) for f, _ in source.figures])
+                        [reader.figure_id(source.name, f) for f, _ in source.figures])
         for page, label in [("docs/index.html", "the course page"), ("docs/claims.html", "the Claims page"),
                             ("docs/performance.html", "the Performance page")]:
             check_phone(phone, check, base, page, label, shots)

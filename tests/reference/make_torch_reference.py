@@ -113,6 +113,27 @@ CASES = {
         lambda x, ids: torch.topk(x, 2, dim=1).values @ torch.nn.functional.embedding(ids, x)[:, :2].T
         + torch.index_select(x, 0, ids).sum(),
     ),
+    # The third floor's: cross-entropy over positions, and a Hessian-vector product (whose
+    # gradient, taken by the checker, is a third derivative).
+    "cross_entropy_over_positions_none": (
+        dict(logits=randn(2, 3, 4), target=torch.tensor([[0, 2, 1, 2], [1, 1, 0, 2]])),
+        lambda logits, target: torch.nn.functional.cross_entropy(logits, target, reduction="none"),
+    ),
+    "cross_entropy_over_positions_ignore_smoothing": (
+        dict(logits=randn(2, 3, 2, 2), target=torch.tensor([[[0, 1], [2, 1]], [[1, 0], [1, 2]]])),
+        lambda logits, target: torch.nn.functional.cross_entropy(logits, target, ignore_index=1, label_smoothing=0.1)
+        .reshape(1),
+    ),
+    "cross_entropy_over_positions_probabilities": (
+        dict(logits=randn(2, 3, 4), target=torch.softmax(randn(2, 3, 4), dim=1)),
+        lambda logits, target: torch.nn.functional.cross_entropy(logits, target, reduction="sum").reshape(1),
+    ),
+    "hessian_vector_product_tanh": (
+        dict(x=randn(3, 4), w=randn(4, 2), v=randn(3, 4)),
+        lambda x, w, v: torch.autograd.grad(
+            (torch.autograd.grad((torch.tanh(x @ w) ** 2).sum(), x, create_graph=True)[0] * v).sum(), x,
+            create_graph=True)[0],
+    ),
 }
 
 

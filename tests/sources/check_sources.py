@@ -1,68 +1,37 @@
 #!/usr/bin/python3
 """Reads every chapter (and every exercise file) as the book will, and fails naming the file and
 line of each problem: a line over 88 characters, a malformed or unknown // %% marker, a claim
-without prose of its own, a fold that hides a claim, a budget or declaration written wrong.
+without prose of its own, a fold that hides a claim, a budget or declaration written wrong, an
+exercise folder without what each exercise needs, a catalogue of mistakes written wrong (one that
+does not read, whose text is not in its solution once, with a hint that quotes the solution, or
+with fewer than three mistakes for an exercise). Exercises with no catalogue yet are listed, not
+refused.
 
-usage: check_sources.py SOURCE_ROOT
+usage: PYTHONPATH=tools /usr/bin/python3 tests/sources/check_sources.py SOURCE_ROOT
+       (ctest runs it so; the package litgrad_book is in tools/)
 """
 import glob
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "_ext"))
-import litgrad_source  # noqa: E402
+from litgrad_book import exercises, mistakes, reader
 
 
 def long_lines(path):
     with open(path, encoding="utf-8") as f:
-        return [(n, len(l.rstrip("\n"))) for n, l in enumerate(f, 1) if len(l.rstrip("\n")) > litgrad_source.MAX_LINE]
-
-
-def exercise_problems(root, chapters):
-    """Every chapter has 2 to 4 exercises; each has a title numbered as its file, a hint, tests,
-    a starter and a solution; no starter or solution lies about without its exercise."""
-    problems = []
-    for chapter_path in chapters:
-        chapter = os.path.basename(chapter_path)[:-4]
-        folder = os.path.join(root, "chapters", "exercises", chapter)
-        files = sorted(glob.glob(os.path.join(folder, "*.cpp")))
-        specs = [f for f in files if not f.endswith((".starter.cpp", ".solution.cpp"))]
-        rel = os.path.relpath(folder, root)
-        if not 2 <= len(specs) <= 4:
-            problems.append(f"{rel}: {len(specs)} exercises; a chapter ends with 2 to 4")
-        for f in files:
-            if f.endswith((".starter.cpp", ".solution.cpp")) and f.rsplit(".", 2)[0] + ".cpp" not in specs:
-                problems.append(f"{os.path.relpath(f, root)}: no exercise {os.path.basename(f.rsplit('.', 2)[0])}.cpp")
-        for spec in specs:
-            name = os.path.basename(spec)[:-4]
-            relspec = os.path.relpath(spec, root)
-            for part in ("starter", "solution"):
-                if not os.path.exists(spec[:-4] + f".{part}.cpp"):
-                    problems.append(f"{relspec}: no {part} file {name}.{part}.cpp")
-            try:
-                source = litgrad_source.read(spec, "exercise")
-            except litgrad_source.SourceError:
-                continue  # reported with the line above
-            want = f"Exercise {int(chapter[:2])}.{name.split('_')[0]} · "
-            if not source.title.startswith(want):
-                problems.append(f"{relspec}:1: the title should start '{want}', as its file is numbered")
-            if not any(b.kind == "hint" for b in source.blocks):
-                problems.append(f"{relspec}: no '// %% hint' block")
-            if not source.claims:
-                problems.append(f"{relspec}: no TEST_CASE: an exercise is checked by its tests")
-    return problems
+        return [(n, len(l.rstrip("\n"))) for n, l in enumerate(f, 1) if len(l.rstrip("\n")) > reader.MAX_LINE]
 
 
 def main():
     root = sys.argv[1]
-    chapters = litgrad_source.chapter_files(root)
+    chapters = reader.chapter_files(root)
     guide_example = [os.path.join(root, "docs", "examples", "example_chapter.cpp")]
-    exercises = sorted(glob.glob(os.path.join(root, "chapters", "exercises", "*", "*.cpp")))
-    problems, numbers = [], {litgrad_source.chapter_number(os.path.basename(p)[:-4]) for p in chapters}
-    for path in chapters + guide_example + exercises:
+    exercise_files = sorted(glob.glob(os.path.join(root, "chapters", "exercises", "*", "*.cpp")))
+    problems, numbers = [], {reader.chapter_number(os.path.basename(p)[:-4]) for p in chapters}
+    for path in chapters + guide_example + exercise_files:
         rel = os.path.relpath(path, root)
         for n, length in long_lines(path):
-            problems.append(f"{rel}:{n}: line of {length} characters; at most {litgrad_source.MAX_LINE}")
+            problems.append(f"{rel}:{n}: line of {length} characters; at most {reader.MAX_LINE}")
         with open(path, encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
                 if line.lstrip().startswith("//") and line.rstrip("\n").endswith("\\"):
@@ -73,18 +42,22 @@ def main():
         if kind is None:
             continue
         try:
-            source = litgrad_source.read(path, kind)
+            source = reader.read(path, kind)
             if kind == "chapter":
-                litgrad_source.assumed(source, numbers)
+                reader.assumed(source, numbers)
                 if not source.declared("about"):
                     problems.append(f"{rel}:1: no '// %% about: ...' sentence for the course page")
-        except litgrad_source.SourceError as e:
+        except reader.SourceError as e:
             if "characters; at most" not in e.message:
                 problems.append(f"{rel}:{e.line}: {e.message}")
-    problems += exercise_problems(root, chapters)
+    problems += exercises.folder_problems(root, chapters)
+    problems += mistakes.problems(root)
     for p in problems:
         print(p)
-    print(f"{len(chapters)} chapters and {len(exercises)} exercise files read; {len(problems)} problems")
+    uncatalogued = mistakes.uncatalogued(root)
+    if uncatalogued:
+        print(f"exercises with no catalogued mistakes yet: {', '.join(uncatalogued)}")
+    print(f"{len(chapters)} chapters and {len(exercise_files)} exercise files read; {len(problems)} problems")
     return 1 if problems else 0
 
 

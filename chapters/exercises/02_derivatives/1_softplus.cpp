@@ -17,7 +17,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 
+#include <exercise_checks.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
@@ -27,6 +29,23 @@ using namespace litgrad;
 
 double softplus_derivative(double x);
 
+// %% fold: what a wrong slope looks like, in words
+namespace {
+// What `yours` at x says, compared with autograd's slope there.
+std::string slope_problem(double x, double yours, double autograd) {
+  if (std::isnan(yours) || std::isinf(yours))
+    return "yours is not a number: a huge e^x divided by another huge one (inf / inf) "
+           "is NaN; this points to e^x / (1 + e^x) overflowing";
+  if (std::fabs(yours - (1 - autograd)) <= 1e-12)
+    return "yours falls where softplus rises (yours + autograd's = 1): this points to "
+           "the sign of x flipped";
+  if (std::fabs(yours - std::log1p(std::exp(x))) <= 1e-12 * (1 + std::fabs(yours)))
+    return "yours is softplus's value, log(1 + e^x), not its slope: this points to "
+           "softplus instead of its derivative";
+  return "";
+}
+}  // namespace
+
 // %%
 // The tests.
 
@@ -35,14 +54,18 @@ TEST_CASE(
   for (double x = -5; x <= 5; x += 0.5) {
     const Tensor t = tensor({x}).requires_grad_();
     sum(log(1.0 + exp(t))).backward();
-    const double autograd = t.grad().at({0});
-    INFO("x = ", x, ": autograd ", autograd, ", yours ", softplus_derivative(x));
-    CHECK(std::fabs(softplus_derivative(x) - autograd) <= 1e-15 * std::fabs(autograd));
+    const double autograd = t.grad().at({0}), yours = softplus_derivative(x);
+    INFO("x = ", x, ": autograd ", exercise::number(autograd), ", yours ",
+         exercise::number(yours));
+    CHECK_MESSAGE(std::fabs(yours - autograd) <= 1e-15 * std::fabs(autograd),
+                  slope_problem(x, yours, autograd));
   }
 }
 
 TEST_CASE("far out the slope is 1 on the right and 0 on the left, as a double") {
-  CHECK(softplus_derivative(40) == 1.0);
-  CHECK(softplus_derivative(800) == 1.0);
-  CHECK(softplus_derivative(-800) == 0.0);
+  for (const auto& [x, slope] : {std::pair{40.0, 1.0}, {800.0, 1.0}, {-800.0, 0.0}}) {
+    const double yours = softplus_derivative(x);
+    INFO("x = ", x, ": yours ", exercise::number(yours), ", expected ", slope);
+    CHECK_MESSAGE(yours == slope, slope_problem(x, yours, slope));
+  }
 }

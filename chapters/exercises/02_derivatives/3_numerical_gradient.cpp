@@ -17,8 +17,11 @@
 // %% fold: includes
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <functional>
+#include <string>
 
+#include <exercise_checks.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
@@ -28,6 +31,23 @@ using namespace litgrad;
 
 Tensor numerical_gradient(const std::function<Tensor(const Tensor&)>& f,
                           const Tensor& x, double h);
+
+// %% fold: what a wrong estimate points to
+namespace {
+std::string estimate_problem(const Tensor& yours, const Tensor& autograd) {
+  const double error = max(abs(yours - autograd)).item();
+  if (max(abs(yours + autograd)).item() <= 1e-9)
+    return "yours is autograd's gradient with every sign flipped: this points to the "
+           "difference taken the wrong way round";
+  if (max(yours).item() - min(yours).item() <= 1e-9 && max(abs(yours)).item() > 1e-6)
+    return "every element of yours is the same number, the slope along all the "
+           "elements at once: this points to every element nudged at once";
+  if (error > 1e-8 && error < 1e-3)
+    return "an error of about h·|f''|/2, the size of a one-sided difference's: this "
+           "points to the forward difference";
+  return "";
+}
+}  // namespace
 
 // %%
 // The test.
@@ -41,5 +61,6 @@ TEST_CASE(
   f(x).backward();
   const Tensor estimate = numerical_gradient(f, x.detach(), 1e-5);
   REQUIRE(estimate.shape() == x.shape());
-  CHECK(max(abs(estimate - x.grad())).item() <= 1e-9);
+  CHECK_MESSAGE(exercise::agrees(estimate, x.grad(), 1e-9),
+                estimate_problem(estimate, x.grad()));
 }

@@ -18,8 +18,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
+#include <exercise_checks.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
@@ -29,12 +31,13 @@ struct TwoLayers {
   nn::Linear hidden, output;
 };
 
-// Six units: kinks at 0.5, -1, 2 and 0.25; one unit with w = 0, one with v = 0.
+// Six units: kinks at 0.5, -1, 2 and 0.25; one unit with w = 0, and one with v = 0
+// whose kink at -0.5 bends nothing.
 TwoLayers handmade() {
   TwoLayers net{nn::Linear(1, 6), nn::Linear(6, 1)};
   NoGradGuard no_grad;
   net.hidden.weight.copy_(tensor({2, 1, -1, 0, 4, 1}, {6, 1}));
-  net.hidden.bias.copy_(tensor({-1, 1, 2, 3, -1, -3}, {6}));
+  net.hidden.bias.copy_(tensor({-1, 1, 2, 3, -1, 0.5}, {6}));
   net.output.weight.copy_(tensor({1, -0.5, 2, 7, 0.75, 0}, {1, 6}));
   return net;
 }
@@ -53,11 +56,46 @@ std::vector<double> slopes(const TwoLayers& net, const std::vector<double>& x) {
 std::vector<double> kinks_in(const nn::Linear& hidden, const nn::Linear& output,
                              double lo, double hi);
 
+// %% fold: what your points for the handmade network point to
+namespace {
+std::string kinks_problem() {
+  const TwoLayers net = handmade();
+  const std::vector<double> yours = kinks_in(net.hidden, net.output, -2, 1);
+  const std::vector<double> right = {-1, 0.25, 0.5};
+  std::vector<double> sorted = yours, mirrored;
+  std::sort(sorted.begin(), sorted.end());
+  for (double k : yours) mirrored.push_back(-k);
+  std::sort(mirrored.begin(), mirrored.end());
+  const auto has = [](const std::vector<double>& v, double k) {
+    return std::find(v.begin(), v.end(), k) != v.end();
+  };
+  std::string s = "for the handmade network yours are " +
+                  std::string(doctest::toString(yours).c_str());
+  if (has(yours, -0.5) && yours.size() == 4)
+    return s +
+           ": -0.5 is the kink of the unit whose output weight is 0, which changes "
+           "nothing; this points to a unit the output ignores counted as a bend";
+  if (!yours.empty() && std::all_of(mirrored.begin(), mirrored.end(), [&](double k) {
+        return has(right, k) || k == 1 || k == 2;
+      }))
+    return s +
+           ": each is a kink mirrored through 0; this points to the sign of the kink "
+           "flipped";
+  if (sorted == right && yours != right)
+    return s +
+           ": the right points, out of order; this points to the points left "
+           "unsorted";
+  return s;
+}
+}  // namespace
+
 // %%
 // The tests.
 
 TEST_CASE(
     "the handmade network bends at -1, 0.25 and 0.5 inside (-2, 1), and nowhere else") {
+  const std::string why = exercise::quietly(kinks_problem);
+  INFO(why);
   const TwoLayers net = handmade();
   CHECK(kinks_in(net.hidden, net.output, -2, 1) == std::vector<double>{-1, 0.25, 0.5});
 }
@@ -65,10 +103,13 @@ TEST_CASE(
 TEST_CASE(
     "for a random network, the slope is constant between your points and changes "
     "across each") {
+  const std::string why = exercise::quietly(kinks_problem);
+  INFO(why);
   Generator gen(8);
   const TwoLayers net{nn::Linear(1, 12, true, gen), nn::Linear(12, 1, true, gen)};
   const std::vector<double> k = kinks_in(net.hidden, net.output, -1, 1);
   REQUIRE(!k.empty());
+  INFO("your points: ", k);
   std::vector<double> edges = {-1};
   edges.insert(edges.end(), k.begin(), k.end());
   edges.push_back(1);

@@ -19,8 +19,10 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
+#include <exercise_checks.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
@@ -36,20 +38,65 @@ void adam_step(std::vector<double>& x, AdamState& state,
                const std::vector<double>& gradient, double lr, double beta1 = 0.9,
                double beta2 = 0.999, double eps = 1e-8);
 
+// %% fold: two steps with a constant gradient, and what yours point to
+namespace {
+// Two of your steps from x = 0 with the gradient 4 both times and lr = 0.1. With bias
+// correction both averages are exact for a constant gradient (m̂ = 4, v̂ = 16), so each
+// step has the length lr·4/(4 + ε), almost exactly 0.1. The mistake yours point to.
+std::string steps_problem() {
+  std::vector<double> x = {0};
+  AdamState state;
+  state.m.assign(1, 0), state.v.assign(1, 0);
+  adam_step(x, state, {4}, 0.1);
+  const double first = -x[0];
+  adam_step(x, state, {4}, 0.1);
+  const double second = -x[0] - first;
+  std::string s =
+      "with the gradient 4 twice and lr = 0.1 your steps have the lengths " +
+      exercise::number(first) + " and " + exercise::number(second) +
+      " (0.1 each is right)";
+  const auto near = [](double a, double b) { return std::fabs(a - b) < 1e-3 * b; };
+  if (!std::isfinite(first))
+    return s +
+           ": the first step divides by 1 - β^0 = 0; this points to the step count "
+           "increased after it is used";
+  if (near(first, 0.2))
+    return s +
+           ": the first is lr·g/√g, as if v averaged g; this points to the second "
+           "moment from g instead of g²";
+  if (near(first, 0.9))
+    return s +
+           ": the first is 9 times too long, m̂ = 0.9·g/0.1; this points to the "
+           "running average's weights swapped";
+  if (near(first, 0.1) && near(second, 0.1344))
+    return s +
+           ": the first step is right and the second too long, as the correction "
+           "1 - β after the first step no longer matches the averages; this points "
+           "to the bias correction without the power t";
+  return s;
+}
+}  // namespace
+
 // %%
 // The tests.
 
 TEST_CASE("the first step moves each coordinate by lr·g/(|g| + eps)") {
+  const std::string why = exercise::quietly(steps_problem);
+  INFO(why);
   std::vector<double> x = {0, 0, 0};
   const std::vector<double> g = {1e-3, -2.0, 50.0};
   AdamState state;
   state.m.assign(3, 0), state.v.assign(3, 0);
   adam_step(x, state, g, 0.1);
+  std::vector<double> expected;
   for (int i = 0; i < 3; ++i)
-    CHECK(std::fabs(x[i] + 0.1 * g[i] / (std::fabs(g[i]) + 1e-8)) < 1e-15);
+    expected.push_back(-0.1 * g[i] / (std::fabs(g[i]) + 1e-8));
+  CHECK(exercise::agrees(x, expected, 1e-15));
 }
 
 TEST_CASE("30 steps on a bowl agree with litgrad's Adam to 1e-14 of the rate") {
+  const std::string why = exercise::quietly(steps_problem);
+  INFO(why);
   const double lr = 0.05;
   Tensor t = tensor({1, -2}).requires_grad_();
   optim::Adam adam({t}, {lr});
@@ -62,6 +109,5 @@ TEST_CASE("30 steps on a bowl agree with litgrad's Adam to 1e-14 of the rate") {
     adam.step();
     adam_step(x, state, {x[0], 30 * x[1]}, lr);
   }
-  CHECK(std::fabs(x[0] - t.at({0})) < 1e-14 * lr);
-  CHECK(std::fabs(x[1] - t.at({1})) < 1e-14 * lr);
+  CHECK(exercise::agrees(x, t.to_vector(), 1e-14 * lr));
 }

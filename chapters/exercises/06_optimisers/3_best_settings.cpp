@@ -12,14 +12,17 @@
 
 // %% hint
 // Substitute: a bowl with curvatures μ and L is the bowl with curvatures 1 and L/μ,
-// with every gradient multiplied by μ. So the rate is 4 / (√μ + √L)², and β is the
-// square of (√κ - 1)/(√κ + 1).
+// with every gradient multiplied by μ. Which of section 2's two settings does a
+// gradient scaled by μ change, and how must it change to give the same steps? The other
+// depends on κ alone.
 
 // %% fold: includes, and a run of the heavy ball
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 
+#include <exercise_checks.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
@@ -50,6 +53,34 @@ double mean_factor(double mu, double L) {
 }
 }  // namespace
 
+// %% fold: what your settings point to
+namespace {
+// Your settings for (μ, L) against two facts: a bowl (μ, L) is the bowl (1, κ) with
+// every gradient multiplied by μ, so its rate is that bowl's divided by μ and its
+// momentum the same; and with its best settings the heavy ball's error shrinks by √β a
+// step. The mistake your settings point to.
+std::string settings_problem(double mu, double L) {
+  const HeavyBall h = best_heavy_ball(mu, L), unit = best_heavy_ball(1, L / mu);
+  const double root = std::sqrt(L / mu), r = (root - 1) / (root + 1);
+  const double kappa_r = (L / mu - 1) / (L / mu + 1);
+  std::string s = "μ = " + exercise::number(mu) + ", L = " + exercise::number(L) +
+                  ": your rate " + exercise::number(h.rate) + ", your β " +
+                  exercise::number(h.beta);
+  const auto near = [](double a, double b) { return std::fabs(a - b) < 1e-12 * b; };
+  if (near(h.beta, r))
+    return s +
+           ": β equals the factor r itself, so the error shrinks by √r, not r; this "
+           "points to the momentum not squared";
+  if (near(h.beta, kappa_r * kappa_r))
+    return s + ": β is ((κ - 1)/(κ + 1))²; this points to κ where √κ belongs";
+  if (mu != 1 && near(h.rate, unit.rate))
+    return s +
+           ": the same rate as for the bowl (1, κ), where the gradients are μ times "
+           "smaller; this points to the rate not scaled by the curvature μ";
+  return s;
+}
+}  // namespace
+
 // %%
 // The tests.
 
@@ -58,6 +89,7 @@ TEST_CASE("the error shrinks by (√κ - 1)/(√κ + 1) per step, to 1%, on thre
     const double root = std::sqrt(L / mu), r = (root - 1) / (root + 1);
     const double measured = mean_factor(mu, L);
     INFO("μ = ", mu, ", L = ", L, ": factor ", measured, ", expected ", r);
-    CHECK(std::fabs(measured - r) < 0.01 * r);
+    const std::string why = exercise::quietly(settings_problem, mu, L);
+    CHECK_MESSAGE(std::fabs(measured - r) < 0.01 * r, why);
   }
 }

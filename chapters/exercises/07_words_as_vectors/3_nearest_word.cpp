@@ -19,8 +19,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include <exercise_checks.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
@@ -30,12 +32,40 @@ using namespace litgrad;
 
 std::int64_t nearest_word(const Tensor& table, std::int64_t word);
 
+// %% fold: a small table, and what your answer for it points to
+namespace {
+// Row 1 points almost the same way as row 0; row 2 is long and only roughly aligned;
+// row 3 is at right angles to row 0.
+Tensor small_table() { return tensor({1, 0, 0.9, 0.1, 10, 8, 0, 1}, {4, 2}); }
+
+std::string nearest_problem() {
+  const std::int64_t yours = nearest_word(small_table(), 0);
+  std::string s = "for row 0 of the small table yours is row " + std::to_string(yours) +
+                  " (row 1 is right)";
+  if (yours == 0)
+    return s +
+           ": every word is most similar to itself; this points to the word found "
+           "as its own nearest";
+  if (yours == 2)
+    return s +
+           ": the longest row, whose dot products are largest, not the best "
+           "aligned: the rows were not each scaled to length 1; this points to "
+           "vectors scaled along the wrong dimension (or not at all)";
+  if (yours == 3)
+    return s +
+           ": the row at right angles, whose cosine is 0; this points to the least "
+           "similar word";
+  return s;
+}
+}  // namespace
+
 // %%
 // The tests.
 
 TEST_CASE("it picks the best aligned row, not the longest, and never the word itself") {
-  // Row 1 points almost the same way as row 0; row 2 is long and only roughly aligned.
-  const Tensor table = tensor({1, 0, 0.9, 0.1, 10, 8, 0, 1}, {4, 2});
+  const std::string why = exercise::quietly(nearest_problem);
+  INFO(why);
+  const Tensor table = small_table();
   CHECK(nearest_word(table, 0) == 1);
   CHECK(nearest_word(table, 1) == 0);
   CHECK(nearest_word(table, 3) == 2);
@@ -44,6 +74,8 @@ TEST_CASE("it picks the best aligned row, not the longest, and never the word it
 TEST_CASE(
     "on groups of noisy copies of four directions, stretched by group, every word's "
     "nearest is a groupmate") {
+  const std::string why = exercise::quietly(nearest_problem);
+  INFO(why);
   // Group g's direction is e_g + (0.5, ..., 0.5): two groups' directions have cosine
   // 3/4. Group g's words have length about 4^g, so that dot products favour group 3.
   Generator gen(8);
@@ -53,5 +85,8 @@ TEST_CASE(
       values[w * 8 + j] =
           std::pow(4.0, w / 5) * ((j == w / 5) + 0.5 + 0.05 * gen.normal());
   const Tensor table = tensor(values, {20, 8});
-  for (std::int64_t w = 0; w < 20; ++w) CHECK(nearest_word(table, w) / 5 == w / 5);
+  for (std::int64_t w = 0; w < 20; ++w) {
+    INFO("word ", w, ", of group ", w / 5);
+    CHECK(nearest_word(table, w) / 5 == w / 5);
+  }
 }

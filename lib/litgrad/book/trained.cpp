@@ -1,4 +1,5 @@
-// book::train_once: a trained module and its record, kept in files beside the chapter's program.
+// book::train_once: a trained module (or anything that saves and loads) and its record, kept in
+// files beside the chapter's program.
 
 #include "litgrad/book/trained.hpp"
 
@@ -110,6 +111,13 @@ bool read_record(Record& record, const std::string& path) {
 }  // namespace
 
 Record train_once(const std::string& name, std::uint64_t seed, nn::Module& module, const std::function<Record()>& train) {
+  return train_once(
+      name, seed, [&](const std::string& path) { nn::save(module, path); },
+      [&](const std::string& path) { nn::load(module, path); }, train);
+}
+
+Record train_once(const std::string& name, std::uint64_t seed, const std::function<void(const std::string&)>& save,
+                  const std::function<void(const std::string&)>& load, const std::function<Record()>& train) {
   if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
                           std::string::npos)
     throw ValueError("train_once: name '" + name + "' must be letters, digits, '_' and '-' only");
@@ -118,13 +126,13 @@ Record train_once(const std::string& name, std::uint64_t seed, nn::Module& modul
   Record record;
   if (read_record(record, stem + ".record")) {  // written last, so the state is complete
     try {
-      nn::load(module, stem + ".state");
+      load(stem + ".state");
       return record;
     } catch (const ValueError&) {  // a file another version of the module wrote: train afresh
     }
   }
   record = train();
-  nn::save(module, stem + ".state");
+  save(stem + ".state");
   write_record(record, stem + ".record");
   return record;
 }

@@ -2,6 +2,7 @@
 /// \file book/trained.hpp
 /// \brief Training a chapter's model once: each claim of a chapter runs in its own process, and
 /// a model that several claims examine should be trained by the first and loaded by the rest.
+/// The same for anything else that saves and loads, such as a tokenizer.
 
 #include <cstdint>
 #include <functional>
@@ -33,5 +34,21 @@ using Record = std::map<std::string, std::vector<double>>;
 /// \endcode
 /// \throws ValueError for a \p name that is not a plain word (letters, digits, `_` and `-`).
 Record train_once(const std::string& name, std::uint64_t seed, nn::Module& module, const std::function<Record()>& train);
+
+/// \brief train_once() for anything that is kept by saving it to a file and loading it back,
+/// such as a BPETokenizer: \p save writes the trained thing to the path it is given, \p load
+/// reads it back from that path and throws ValueError if it cannot, in which case it is trained
+/// afresh. The rest is as for a module.
+///
+/// \code
+/// BPETokenizer tokenizer;
+/// book::train_once(
+///     "tokenizer", 0, [&](const std::string& path) { tokenizer.save(path); },
+///     [&](const std::string& path) { tokenizer.load(path); },
+///     [&] { tokenizer.train(text, 4096); return book::Record(); });
+/// \endcode
+/// \throws ValueError for a \p name that is not a plain word (letters, digits, `_` and `-`).
+Record train_once(const std::string& name, std::uint64_t seed, const std::function<void(const std::string&)>& save,
+                  const std::function<void(const std::string&)>& load, const std::function<Record()>& train);
 
 }  // namespace litgrad::book

@@ -2,7 +2,9 @@
 // What a Tensor handle points to. Only the library's own .cpp files include this.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "litgrad/detail/storage.hpp"
@@ -17,8 +19,12 @@ struct TensorImpl {
   Shape shape;
   DType dtype = DType::Float64;
   bool requires_grad = false;
-  Tensor grad;                      // accumulated by backward(); leaves only
+  bool retains_grad = false;        // a non-leaf whose gradient backward() keeps in `grad`
+  Tensor grad;                      // accumulated by backward(); leaves (and retains_grad)
   std::shared_ptr<Node> grad_fn;    // the operation that made this tensor; null for a leaf
+  // Functions called with this tensor's gradient once backward() has it whole, each of which
+  // may replace it (register_hook), with the numbers that remove them.
+  std::vector<std::pair<std::uint64_t, std::function<Tensor(const Tensor&)>>> hooks;
   // Kept by backward() while it runs, in the tensor rather than in a map: the number of the
   // pass that last reached this tensor, and the gradient arriving from the tensors made from it.
   std::uint64_t reached_in_pass = 0;

@@ -4,7 +4,10 @@
 
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
+#include "litgrad/detail/scatter.hpp"
+#include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/reshaping.hpp"
 #include "litgrad/kernels/copy.hpp"
 
 namespace litgrad::nn {
@@ -37,11 +40,19 @@ Tensor embedding(const Tensor& ids, const Tensor& weight, std::optional<std::int
   out.push_back(D);
   Tensor y = detail::uninitialized_tensor(out);
   kernels::index_rows(weight.data(), 1, V, D, rows, y.data());
-  return detail::record("embedding", y, {weight}, [rows, V, D, pad](const Tensor& g) -> std::vector<Tensor> {
-    Tensor gw = detail::uninitialized_tensor({V, D});  // the padding row learns nothing
-    kernels::index_rows_backward(g.data(), 1, V, D, rows, gw.data(), /*skip=*/pad);
-    return {gw};
-  });
+  return detail::record(
+      "embedding", y, {weight},
+      [rows, V, D, pad](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gw = detail::uninitialized_tensor({V, D});  // the padding row learns nothing
+        kernels::index_rows_backward(g.data(), 1, V, D, rows, gw.data(), /*skip=*/pad);
+        return {gw};
+      },
+      [rows, ids, V, D, pad](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        Tensor per_id = reshape(g, {static_cast<std::int64_t>(rows.size()), D});  // one row per id
+        if (pad >= 0) per_id = masked_fill(per_id, reshape(eq(ids, full({}, static_cast<double>(pad))), {-1, 1}), 0.0);
+        return {detail::index_add(per_id, {V, D}, 0, rows)};
+      },
+      detail::Saved::nothing());
 }
 
 Embedding::Embedding(std::int64_t n, std::int64_t d, std::optional<std::int64_t> padding, Generator& gen)

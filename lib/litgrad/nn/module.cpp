@@ -1,7 +1,9 @@
 #include "litgrad/nn/module.hpp"
 
+#include <algorithm>
 #include <ostream>
 
+#include "litgrad/detail/node.hpp"
 #include "litgrad/error.hpp"
 
 namespace litgrad::nn {
@@ -11,25 +13,31 @@ Module::~Module() = default;
 Module::Module(Module&& other) noexcept = default;
 Module& Module::operator=(Module&& other) noexcept = default;
 
-// Where `member` sits inside this module. A module's members lie within a few kilobytes of
-// its start (they are handles, not data); anything farther is not a member.
+// A member's place: how many bytes it lies from the start of this module. A move carries the
+// members along with the module, so the place stays right (module.hpp says why places, not
+// addresses, handles or pointers to members). A member of a class derived from Module lies
+// after the Module part of the object; and a module is handles, a few dozen bytes each, so
+// anything more than 64 KiB away is taken to be an object elsewhere, not a member.
 std::ptrdiff_t Module::member_offset(const char* what, const std::string& name, const void* member) const {
   const std::ptrdiff_t offset = static_cast<const char*>(member) - reinterpret_cast<const char*>(this);
   constexpr std::ptrdiff_t kLargestModule = 1 << 16;
-  if (offset <= 0 || offset >= kLargestModule)
+  if (offset < static_cast<std::ptrdiff_t>(sizeof(Module)) || offset >= kLargestModule)
     throw ValueError(type_ + ": " + what + " '" + name + "' is not a member of this module; register members "
                      "only (a module held by pointer is handed over with add_module)");
   return offset;
 }
 
-Tensor& Module::parameter_at(std::ptrdiff_t offset) const {
-  return *reinterpret_cast<Tensor*>(const_cast<char*>(reinterpret_cast<const char*>(this)) + offset);
+// The member at a place: the inverse of member_offset(), for this module wherever it now is.
+template <class T>
+T& Module::member_at(std::ptrdiff_t offset) const {
+  return *reinterpret_cast<T*>(const_cast<char*>(reinterpret_cast<const char*>(this)) + offset);
 }
+
+Tensor& Module::parameter_at(std::ptrdiff_t offset) const { return member_at<Tensor>(offset); }
 
 Module& Module::child_at(std::size_t i) const {
   const Child& c = children_[i];
-  if (c.owned) return *c.owned;
-  return *reinterpret_cast<Module*>(const_cast<char*>(reinterpret_cast<const char*>(this)) + c.offset);
+  return c.owned ? *c.owned : member_at<Module>(c.offset);
 }
 
 void Module::register_parameter(const std::string& name, Tensor& slot) {
@@ -49,11 +57,22 @@ Module& Module::add_module(const std::string& name, std::unique_ptr<Module> chil
   return *owned_.back();
 }
 
-std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
-  std::vector<std::pair<std::string, Tensor>> out;
-  for (const auto& [name, offset] : parameters_) out.emplace_back(name, parameter_at(offset));
-  for (std::size_t i = 0; i < children_.size(); ++i)
-    for (auto& [name, p] : child_at(i).named_parameters()) out.emplace_back(children_[i].name + "." + name, p);
+void Module::collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out) const {
+  for (const auto& [name, offset] : parameters_) out.emplace_back(prefix + name, parameter_at(offset));
+  for (std::size_t i = 0; i < children_.size(); ++i) child_at(i).collect(prefix + children_[i].name + ".", out);
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool remove_duplicate) const {
+  std::vector<std::pair<std::string, Tensor>> all, out;
+  collect("", all);
+  if (!remove_duplicate) return all;
+  // A tied weight is one tensor under two names: keep its first name only, as torch does, so
+  // that an optimiser steps it once.
+  for (auto& named : all) {
+    bool seen = false;
+    for (const auto& kept : out) seen = seen || kept.second.is_same(named.second);
+    if (!seen) out.push_back(std::move(named));
+  }
   return out;
 }
 
@@ -76,6 +95,39 @@ Tensor Module::parameter(const std::string& name) const {
     known += (known.empty() ? "" : ", ") + n;
   }
   throw ValueError(type_ + ": no parameter named '" + name + "' (it has: " + known + ")");
+}
+
+StateDict Module::state_dict() const {
+  StateDict dict;
+  for (const auto& [name, p] : named_parameters(false)) dict.insert(name, detail::snapshot(p));
+  return dict;
+}
+
+IncompatibleKeys Module::load_state_dict(const StateDict& dict, bool strict) {
+  const auto params = named_parameters(false);
+  IncompatibleKeys keys;
+  for (const auto& [name, p] : params) {
+    if (!dict.contains(name)) {
+      keys.missing_keys.push_back(name);
+      continue;
+    }
+    detail::check_entry(type_, name, dict.at(name), p.shape(), p.dtype());
+  }
+  for (const auto& [key, value] : dict) {
+    bool known = false;
+    for (const auto& named : params) known = known || named.first == key;
+    if (!known) keys.unexpected_keys.push_back(key);
+  }
+  if (strict) detail::check_keys(type_, keys);
+  // Everything checked: only now does any parameter change.
+  for (const auto& [name, p] : params) {
+    if (!dict.contains(name)) continue;
+    const Tensor& value = dict.at(name);
+    Tensor target = p;
+    std::copy(value.data(), value.data() + value.numel(), target.data());
+    litgrad::detail::bump_version(target);
+  }
+  return keys;
 }
 
 void Module::train(bool on) {

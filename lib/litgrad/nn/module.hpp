@@ -9,20 +9,35 @@
 #include <utility>
 #include <vector>
 
+#include "litgrad/state_dict.hpp"
 #include "litgrad/tensor.hpp"
 
 namespace litgrad::nn {
 
 /// \brief The base of every layer: it owns named parameters and sub-modules, switches between
-/// training and evaluation, and prints itself as torch does.
+/// training and evaluation, gives and takes its state, and prints itself as torch does.
 ///
 /// A subclass keeps its parameters and sub-modules as members and registers them once in its
-/// constructor. The registry remembers where each member sits inside the module, not its
-/// address, so a module can be moved (into a `std::vector`, out of a function) and its
-/// registry still finds its members; copying is not allowed, since a copy would share the
-/// parameters' data. Sub-modules that a module holds by pointer, as nn::ModuleList and
-/// nn::Sequential do, are handed over with add_module(). Parameter names are dotted paths as in
-/// torch, e.g. `out_proj.weight`, so that weights can be matched one to one with a torch model.
+/// constructor. Parameter names are dotted paths as in torch, e.g. `out_proj.weight`, so that
+/// weights can be matched one to one with a torch model. Sub-modules that a module holds by
+/// pointer, as nn::ModuleList and nn::Sequential do, are handed over with add_module().
+///
+/// **How the registry finds members.** Modules are values: they move into a `std::vector` and
+/// out of functions, and a moved module's members are at new addresses. So the registry keeps
+/// not a member's address but its *place*: how many bytes it lies from the start of its module,
+/// which a move does not change. Two alternatives were weighed and left: keeping the tensor
+/// handles themselves (as libtorch does) survives a move but misses a member assigned after
+/// registration, as weight tying does (`head.weight = tok.weight`), and gives nothing to hold
+/// for a sub-module kept by value; keeping pointers to members (`&TwoLayer::hidden`) would be
+/// exact but makes every registration name its class, `register_module("hidden",
+/// &TwoLayer::hidden)`, where the reader writes `register_module("hidden", hidden)`. The price
+/// of places is a cast from the module's start to the member (module.cpp's member_offset() and
+/// member_at(), the only two places that compute with bytes) and a check that a registered
+/// member lies plausibly inside its module: after the Module base and at most 64 KiB from it
+/// (members are handles of a few dozen bytes). That check refuses an object elsewhere, such
+/// as a module on the stack registered by one on the heap, but it cannot see a stray object
+/// that happens to lie within those bytes: register only members. Copying is not allowed,
+/// since a copy would share the parameters' data.
 ///
 /// \code
 /// struct TwoLayer : nn::Module {
@@ -45,8 +60,12 @@ class Module {
 
   /// \brief Every parameter of this module and its sub-modules, with dotted names, in
   /// registration order (the order torch's `named_parameters()` gives for the same layer).
-  std::vector<std::pair<std::string, Tensor>> named_parameters() const;
-  /// \brief The parameters of named_parameters(), without the names.
+  /// A tensor registered under several names (a tied weight, `head.weight = tok.weight`) is
+  /// listed once, under its first name, as torch's default `remove_duplicate=True`; with
+  /// \p remove_duplicate false it is listed under every name.
+  std::vector<std::pair<std::string, Tensor>> named_parameters(bool remove_duplicate = true) const;
+  /// \brief The parameters of named_parameters(), without the names: each tensor once, so an
+  /// optimiser given them steps a tied weight once.
   std::vector<Tensor> parameters() const;
   /// \brief The parameter with dotted name \p name. \throws ValueError naming the known names.
   Tensor parameter(const std::string& name) const;
@@ -61,6 +80,18 @@ class Module {
   bool is_training() const { return training_; }
   /// \brief Zeros the gradient of every parameter.
   void zero_grad();
+
+  /// \brief Every parameter under every name (a tied weight under each), each a copy of its
+  /// values, as torch's `state_dict()`. torch's holds the live tensors, so that training after
+  /// the call changes a dictionary kept in memory; this one keeps the values of the moment.
+  StateDict state_dict() const;
+  /// \brief Copies the values of \p dict into the parameters of the same names, as torch's
+  /// `load_state_dict`. Every shape and dtype is checked, and with \p strict every key must
+  /// match (none missing, none unexpected), before any parameter changes, so on an error the
+  /// module is as it was. \returns the keys that did not match (empty lists under \p strict).
+  /// \throws ValueError naming the module, the missing and unexpected keys (under \p strict)
+  ///   or the entry whose shape or dtype differs.
+  IncompatibleKeys load_state_dict(const StateDict& dict, bool strict = true);
 
   /// \brief The class name given to the constructor.
   const std::string& type() const { return type_; }
@@ -84,13 +115,17 @@ class Module {
  private:
   friend std::ostream& operator<<(std::ostream& os, const Module& m);
   void print(std::ostream& os, int indent) const;
+  // A member's place: how many bytes it lies from the start of this module (see above).
   std::ptrdiff_t member_offset(const char* what, const std::string& name, const void* member) const;
+  template <class T>
+  T& member_at(std::ptrdiff_t offset) const;
   Tensor& parameter_at(std::ptrdiff_t offset) const;
   Module& child_at(std::size_t i) const;
+  void collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out) const;
 
   struct Child {
     std::string name;
-    std::ptrdiff_t offset;  // a member: where it sits inside this module
+    std::ptrdiff_t offset;  // a member: its place inside this module
     Module* owned;          // or a module this one owns (in owned_), which does not move
   };
   std::string type_;

@@ -33,7 +33,8 @@ TransformerEncoderLayer::TransformerEncoderLayer(std::int64_t d_model, std::int6
       norm1(d_model, o.layer_norm_eps),
       norm2(d_model, o.layer_norm_eps),
       dropout1(o.dropout, gen),
-      dropout2(o.dropout, gen) {
+      dropout2(o.dropout, gen),
+      gen_(&gen) {
   register_module("self_attn", self_attn);
   register_module("linear1", linear1);
   register_module("dropout", dropout);
@@ -70,6 +71,32 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mas
     x = norm2(x + feed_forward_block(x));
   }
   return x;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TransformerEncoder::TransformerEncoder(const TransformerEncoderLayer& encoder_layer, std::int64_t num_layers,
+                                       std::unique_ptr<LayerNorm> final_norm)
+    : Module("TransformerEncoder"), norm(final_norm.get()) {
+  if (num_layers < 1)
+    throw ValueError("TransformerEncoder: num_layers must be at least 1, got " + std::to_string(num_layers));
+  const std::int64_t d_model = encoder_layer.self_attn.embed_dim, nhead = encoder_layer.self_attn.num_heads;
+  const StateDict weights = encoder_layer.state_dict();
+  for (std::int64_t i = 0; i < num_layers; ++i) {
+    // A copy, as torch's deepcopy: the same options, generator and weights.
+    TransformerEncoderLayer& copy =
+        layers.push_back(TransformerEncoderLayer(d_model, nhead, encoder_layer.options, encoder_layer.generator()));
+    copy.load_state_dict(weights);
+    copy.train(encoder_layer.is_training());
+  }
+  register_module("layers", layers);
+  if (final_norm) add_module("norm", std::move(final_norm));
+}
+
+Tensor TransformerEncoder::forward(const Tensor& src, const Tensor& mask, const Tensor& padding, bool is_causal) const {
+  Tensor x = src;
+  for (std::size_t i = 0; i < layers.size(); ++i) x = layer(i)(x, mask, padding, is_causal);
+  return norm ? (*norm)(x) : x;
 }
 
 }  // namespace litgrad::nn

@@ -1,12 +1,15 @@
 #pragma once
 /// \file nn/transformer.hpp
 /// \brief `nn::TransformerEncoderLayer`: self-attention and a feed-forward network, each with a
-/// residual connection and layer normalisation, as `torch.nn.TransformerEncoderLayer`.
+/// residual connection and layer normalisation, as `torch.nn.TransformerEncoderLayer`; and
+/// `nn::TransformerEncoder`, a stack of such layers, as `torch.nn.TransformerEncoder`.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "litgrad/nn/activation.hpp"
+#include "litgrad/nn/container.hpp"
 #include "litgrad/nn/layer_norm.hpp"
 #include "litgrad/nn/linear.hpp"
 #include "litgrad/nn/module.hpp"
@@ -75,6 +78,9 @@ class TransformerEncoderLayer : public Module {
   /// acts on each position alone: `[..., E]` in and out.
   Tensor feed_forward_block(const Tensor& x) const;
 
+  /// \brief The generator the layer was made with, which its dropout draws from.
+  Generator& generator() const { return *gen_; }
+
   TransformerEncoderLayerOptions options;  ///< as given
   MultiheadAttention self_attn;            ///< E to E, nhead heads
   Linear linear1;                          ///< E to dim_feedforward
@@ -84,6 +90,45 @@ class TransformerEncoderLayer : public Module {
   LayerNorm norm2;                         ///< before (norm_first) or after the network
   Dropout dropout1;                        ///< after the attention
   Dropout dropout2;                        ///< after the network
+
+ private:
+  Generator* gen_;
+};
+
+/// \brief `num_layers` copies of a TransformerEncoderLayer applied in turn, then an optional
+/// layer norm, as `torch.nn.TransformerEncoder`.
+///
+/// As torch, every layer starts as a copy of \p encoder_layer, with its very weights (torch
+/// deep-copies the layer it is given): train them apart, or initialise them again. Parameter
+/// names are torch's: `layers.0.self_attn.in_proj_weight`, ..., `norm.weight`, `norm.bias`.
+///
+/// \code
+/// nn::TransformerEncoderLayer layer(64, 4, o);
+/// nn::TransformerEncoder encoder(layer, 6, std::make_unique<nn::LayerNorm>(64));
+/// Tensor y = encoder(x, generate_square_subsequent_mask(L), {}, /*is_causal=*/true);
+/// \endcode
+class TransformerEncoder : public Module {
+ public:
+  /// \brief \p num_layers copies of \p encoder_layer, and \p norm (if any) after them.
+  /// \throws ValueError for num_layers below 1.
+  TransformerEncoder(const TransformerEncoderLayer& encoder_layer, std::int64_t num_layers,
+                     std::unique_ptr<LayerNorm> norm = nullptr);
+
+  /// \brief Each layer in turn, with the same masks and hint (see TransformerEncoderLayer),
+  /// then the norm. Shapes as TransformerEncoderLayer's.
+  Tensor forward(const Tensor& src, const Tensor& mask = Tensor(), const Tensor& src_key_padding_mask = Tensor(),
+                 bool is_causal = false) const;
+  /// \brief forward().
+  Tensor operator()(const Tensor& src, const Tensor& mask = Tensor(), const Tensor& src_key_padding_mask = Tensor(),
+                    bool is_causal = false) const {
+    return forward(src, mask, src_key_padding_mask, is_causal);
+  }
+
+  /// \brief Layer \p i (0 first). \throws IndexError when out of range.
+  TransformerEncoderLayer& layer(std::size_t i) const { return layers.at<TransformerEncoderLayer>(i); }
+
+  ModuleList layers;  ///< the layers, named `layers.0`, `layers.1`, ...
+  LayerNorm* norm;    ///< the final norm, or null (owned, named `norm`)
 };
 
 }  // namespace litgrad::nn

@@ -2,57 +2,79 @@
 
 #include <cmath>
 
+#include "litgrad/detail/node.hpp"
 #include "litgrad/error.hpp"
 
 namespace litgrad::optim {
 
-Adam::Adam(std::vector<Tensor> params, AdamOptions options) : Adam(std::move(params), options, false, "Adam") {}
+namespace {
+HyperParameters defaults(const AdamOptions& o) {
+  return {{"lr", o.lr}, {"beta1", o.beta1}, {"beta2", o.beta2}, {"eps", o.eps}, {"weight_decay", o.weight_decay}};
+}
+}  // namespace
 
-Adam::Adam(std::vector<Tensor> params, AdamOptions options, bool decoupled, const char* name)
-    : Optimizer(std::move(params), options.lr),
-      options_(options),
-      decoupled_(decoupled),
-      name_(name),
-      m_(params_.size()),
-      v_(params_.size()) {
-  const auto& o = options;
-  if (!(o.lr >= 0) || !(o.eps >= 0) || !(o.beta1 >= 0 && o.beta1 < 1) || !(o.beta2 >= 0 && o.beta2 < 1) ||
-      !(o.weight_decay >= 0))
-    throw ValueError(std::string(name) + ": need lr >= 0, eps >= 0, 0 <= betas < 1, weight_decay >= 0; got lr=" +
-                     format(o.lr) + " betas=(" + format(o.beta1) + ", " + format(o.beta2) + ") eps=" + format(o.eps) +
-                     " weight_decay=" + format(o.weight_decay));
+Adam::Adam(std::vector<Tensor> params, AdamOptions options)
+    : Adam(std::vector<ParamGroup>{{std::move(params)}}, options, false, "Adam") {}
+
+Adam::Adam(std::vector<ParamGroup> groups, AdamOptions options) : Adam(std::move(groups), options, false, "Adam") {}
+
+Adam::Adam(std::vector<ParamGroup> groups, AdamOptions options, bool decoupled, const char* name)
+    : Optimizer(name, std::move(groups), defaults(options)), decoupled_(decoupled) {
+  check_groups();
+}
+
+std::vector<Optimizer::StateKey> Adam::state_layout() const {
+  return {{"step", true}, {"exp_avg", false}, {"exp_avg_sq", false}};
+}
+
+void Adam::check(const ParamGroup& group, std::size_t index) const {
+  const double lr = group["lr"], beta1 = group["beta1"], beta2 = group["beta2"], eps = group["eps"];
+  const double weight_decay = group["weight_decay"];
+  if (!(lr >= 0) || !(eps >= 0) || !(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1) || !(weight_decay >= 0))
+    throw ValueError(name() + ": need lr >= 0, eps >= 0, 0 <= betas < 1, weight_decay >= 0; got lr=" + format(lr) +
+                     " betas=(" + format(beta1) + ", " + format(beta2) + ") eps=" + format(eps) +
+                     " weight_decay=" + format(weight_decay) + " (param group " + std::to_string(index) + ")");
 }
 
 void Adam::step() {
-  const auto& o = options_;
-  const double lr = learning_rate(name_);
-  ++t_;
-  // torch's order of operations, so that the rounding matches too.
-  const double bias_correction1 = 1 - std::pow(o.beta1, static_cast<double>(t_));
-  const double bias_correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, static_cast<double>(t_)));
-  const double step_size = lr / bias_correction1;
-  // Adam adds weight_decay p to the gradient (an L2 term, which the moments then rescale);
-  // AdamW shrinks the parameter itself, p *= 1 - lr wd, before the update (Loshchilov and
-  // Hutter, 2019), so the decay is not rescaled.
-  const double l2 = decoupled_ ? 0.0 : o.weight_decay, shrink = decoupled_ ? 1 - lr * o.weight_decay : 1.0;
-  for (std::size_t k = 0; k < params_.size(); ++k) {
-    Tensor& p = params_[k];
-    const Tensor grad = p.grad();
-    if (!grad.defined()) continue;
-    if (m_[k].empty()) m_[k].assign(p.numel(), 0.0), v_[k].assign(p.numel(), 0.0);
-    const double* gv = grad.data();
-    double* pv = p.data();
-    const std::int64_t n = p.numel();
-    if (shrink != 1.0)
-      for (std::int64_t i = 0; i < n; ++i) pv[i] *= shrink;
-    for (std::int64_t i = 0; i < n; ++i) {
-      const double g = gv[i] + l2 * pv[i];
-      double& m = m_[k][i];
-      double& v = v_[k][i];
-      m = m * o.beta1 + (1 - o.beta1) * g;
-      v = v * o.beta2 + (1 - o.beta2) * g * g;
-      const double denom = std::sqrt(v) / bias_correction2_sqrt + o.eps;
-      pv[i] -= step_size * (m / denom);
+  check_groups();
+  std::size_t k = 0;  // the parameter's index across the groups, which names its state
+  for (const ParamGroup& group : param_groups()) {
+    const double lr = group["lr"], beta1 = group["beta1"], beta2 = group["beta2"], eps = group["eps"];
+    const double weight_decay = group["weight_decay"];
+    // Adam adds weight_decay p to the gradient (an L2 term, which the moments then rescale);
+    // AdamW shrinks the parameter itself, p *= 1 - lr wd, before the update (Loshchilov and
+    // Hutter, 2019), so the decay is not rescaled.
+    const double l2 = decoupled_ ? 0.0 : weight_decay, shrink = decoupled_ ? 1 - lr * weight_decay : 1.0;
+    for (const Tensor& param : group.params) {
+      ParamState& state = this->state(k++);
+      Tensor p = param;
+      if (!p.requires_grad()) continue;  // frozen
+      const Tensor grad = p.grad();
+      if (!grad.defined()) continue;
+      if (state.empty())
+        state = {{"step", scalar_tensor(0)}, {"exp_avg", zeros(p.shape())}, {"exp_avg_sq", zeros(p.shape())}};
+      double& t = state[0].second.data()[0];
+      double* m = state[1].second.data();
+      double* v = state[2].second.data();
+      t += 1;
+      // torch's order of operations, so that the rounding matches too.
+      const double bias_correction1 = 1 - std::pow(beta1, t);
+      const double bias_correction2_sqrt = std::sqrt(1 - std::pow(beta2, t));
+      const double step_size = lr / bias_correction1;
+      const double* gv = grad.data();
+      double* pv = p.data();
+      litgrad::detail::bump_version(p);  // the update is in place, as torch's
+      const std::int64_t n = p.numel();
+      if (shrink != 1.0)
+        for (std::int64_t i = 0; i < n; ++i) pv[i] *= shrink;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double g = gv[i] + l2 * pv[i];
+        m[i] = m[i] * beta1 + (1 - beta1) * g;
+        v[i] = v[i] * beta2 + (1 - beta2) * g * g;
+        const double denom = std::sqrt(v[i]) / bias_correction2_sqrt + eps;
+        pv[i] -= step_size * (m[i] / denom);
+      }
     }
   }
 }

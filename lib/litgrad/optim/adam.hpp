@@ -6,7 +6,8 @@
 
 namespace litgrad::optim {
 
-/// \brief Adam's settings; the defaults are torch's.
+/// \brief Adam's settings; the defaults are torch's. They become the hyper-parameters `lr`,
+/// `beta1`, `beta2`, `eps` and `weight_decay` of every group that does not set its own.
 struct AdamOptions {
   double lr = 1e-3;            ///< the learning rate
   double beta1 = 0.9;          ///< decay of the running mean of gradients
@@ -17,27 +18,32 @@ struct AdamOptions {
 
 /// \brief torch's update, at step t = 1, 2, ...: `g = grad + wd p`,
 /// `m = b1 m + (1 - b1) g`, `v = b2 v + (1 - b2) g²`,
-/// `p -= (lr / (1 - b1^t)) m / (sqrt(v) / sqrt(1 - b2^t) + eps)`.
+/// `p -= (lr / (1 - b1^t)) m / (sqrt(v) / sqrt(1 - b2^t) + eps)`. Each group uses its own
+/// hyper-parameters. As in torch, each parameter counts its own steps t (its state `step`,
+/// beside `exp_avg` m and `exp_avg_sq` v), so one that had no gradient for a while is not
+/// corrected as if it had been stepped.
 ///
 /// \code
 /// optim::Adam opt(model.parameters(), {0.02});   // lr 0.02, torch's other defaults
 /// \endcode
 class Adam : public Optimizer {
  public:
-  /// \throws ValueError for a negative lr or eps, or a beta outside [0, 1).
+  /// \brief One group of \p params. \throws ValueError for a negative lr, eps or weight
+  /// decay, a beta outside [0, 1), or a parameter that cannot be optimised (see Optimizer).
   Adam(std::vector<Tensor> params, AdamOptions options = {});
+  /// \brief Several groups, as torch's list of dictionaries: each group's own hyper-parameters,
+  /// the others from \p defaults. \throws ValueError as above, or for a key Adam does not have.
+  Adam(std::vector<ParamGroup> groups, AdamOptions defaults = {});
   void step() override;
 
  protected:
   /// \brief For AdamW: \p decoupled weight decay, and \p name in messages.
-  Adam(std::vector<Tensor> params, AdamOptions options, bool decoupled, const char* name);
+  Adam(std::vector<ParamGroup> groups, AdamOptions defaults, bool decoupled, const char* name);
+  std::vector<StateKey> state_layout() const override;
+  void check(const ParamGroup& group, std::size_t index) const override;
 
  private:
-  AdamOptions options_;
   bool decoupled_;
-  const char* name_;
-  std::int64_t t_ = 0;                       // steps taken
-  std::vector<std::vector<double>> m_, v_;   // running means, one per parameter
 };
 
 /// \brief AdamW's settings; the defaults are torch's, weight decay 0.01 among them.
@@ -58,10 +64,15 @@ struct AdamWOptions {
 /// for every parameter.
 class AdamW : public Adam {
  public:
-  /// \throws ValueError for a negative lr, eps or weight decay, or a beta outside [0, 1).
+  /// \brief One group of \p params. \throws ValueError as Adam's.
   AdamW(std::vector<Tensor> params, AdamWOptions options = {})
-      : Adam(std::move(params), {options.lr, options.beta1, options.beta2, options.eps, options.weight_decay}, true,
-             "AdamW") {}
+      : AdamW(std::vector<ParamGroup>{{std::move(params)}}, options) {}
+  /// \brief Several groups, each with its own hyper-parameters, the others from \p defaults
+  /// (a group without weight decay: `{no_decay, {{"weight_decay", 0.0}}}`).
+  /// \throws ValueError as Adam's.
+  AdamW(std::vector<ParamGroup> groups, AdamWOptions defaults = {})
+      : Adam(std::move(groups), {defaults.lr, defaults.beta1, defaults.beta2, defaults.eps, defaults.weight_decay},
+             true, "AdamW") {}
 };
 
 }  // namespace litgrad::optim

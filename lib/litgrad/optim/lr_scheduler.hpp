@@ -1,59 +1,84 @@
 #pragma once
 /// \file optim/lr_scheduler.hpp
-/// \brief Learning-rate schedules, as `torch.optim.lr_scheduler`: each sets the optimiser's
-/// learning rate from a step count, and `step()` moves to the next count.
+/// \brief Learning-rate schedules, as `torch.optim.lr_scheduler`: each sets the learning rate
+/// of every parameter group of an optimiser from a step count, and `step()` moves to the next.
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
 #include "litgrad/optim/optimizer.hpp"
+#include "litgrad/state_dict.hpp"
 
 namespace litgrad::optim::lr_scheduler {
 
-/// \brief `lr = base_lr * lr_lambda(t)` at step t, as `torch.optim.lr_scheduler.LambdaLR`.
+/// \brief `lr = base_lr * lr_lambda(t)` at step t for each group, as
+/// `torch.optim.lr_scheduler.LambdaLR`.
 ///
-/// base_lr is the optimiser's learning rate when the schedule is made. Making it sets the rate
-/// for t = 0; each step() (after the optimiser's step, as in torch) moves to t + 1.
+/// Each group's base_lr is its learning rate when the schedule is made. Making it sets the
+/// rates for t = 0; each step() (after the optimiser's step, as in torch) moves to t + 1.
 ///
 /// \code
 /// optim::AdamW opt(model.parameters(), {3e-3});
 /// lr_scheduler::LambdaLR schedule(opt, lr_scheduler::cosine_with_warmup(100, 2000));
 /// for (int t = 0; t < 2000; ++t) { ...; opt.step(); schedule.step(); }
 /// \endcode
+///
+/// state_dict() gives torch's `base_lrs` (one per group), `last_epoch` and `_last_lr`; the
+/// factors themselves are code, which no state holds (torch leaves a plain function out too).
 class LambdaLR {
  public:
-  /// \brief The schedule of \p optimizer (which must outlive it), its factors from \p lr_lambda.
+  /// \brief The schedule of \p optimizer (which must outlive it), one factor for every group.
   /// \throws ValueError when the factor at 0 is negative or NaN.
   LambdaLR(Optimizer& optimizer, std::function<double(std::int64_t)> lr_lambda);
-  /// \brief Moves to the next step count and sets the learning rate for it.
-  /// \throws ValueError when the factor is negative or NaN.
+  /// \brief A factor for each group, as torch's list of lambdas. \throws ValueError when their
+  /// number is not the number of groups, or as above.
+  LambdaLR(Optimizer& optimizer, std::vector<std::function<double(std::int64_t)>> lr_lambdas);
+  /// \brief Moves to the next step count and sets every group's learning rate for it.
+  /// \throws ValueError when a factor is negative or NaN.
   void step();
-  /// \brief The learning rate set last, as torch's `get_last_lr()[0]`.
-  double get_last_lr() const { return last_lr_; }
-  /// \brief The step count the current learning rate is for (torch's `last_epoch`).
+  /// \brief The learning rate set last in the first group (torch's `get_last_lr()[0]`).
+  double get_last_lr() const { return last_lrs_.front(); }
+  /// \brief The learning rates set last, one per group (torch's `get_last_lr()`).
+  const std::vector<double>& get_last_lrs() const { return last_lrs_; }
+  /// \brief The step count the current learning rates are for (torch's `last_epoch`).
   std::int64_t last_epoch() const { return t_; }
+
+  /// \brief `base_lrs`, `last_epoch` and `_last_lr`, as torch names them.
+  StateDict state_dict() const;
+  /// \brief Restores a state given by state_dict(); the optimiser's rates are restored by its
+  /// own load_state_dict(), as in torch. \throws ValueError for a missing or unexpected key, or
+  /// a number of rates that is not the number of groups.
+  void load_state_dict(const StateDict& dict);
 
  private:
   void apply();
   Optimizer& optimizer_;
-  std::function<double(std::int64_t)> lambda_;
-  double base_lr_;
+  std::vector<std::function<double(std::int64_t)>> lambdas_;
+  std::vector<double> base_lrs_;
   std::int64_t t_ = 0;
-  double last_lr_ = 0;
+  std::vector<double> last_lrs_;
 };
 
-/// \brief `lr = eta_min + (base_lr - eta_min) (1 + cos(π t / T_max)) / 2`, as
+/// \brief `lr = eta_min + (base_lr - eta_min) (1 + cos(π t / T_max)) / 2` for each group, as
 /// `torch.optim.lr_scheduler.CosineAnnealingLR`'s closed form (torch itself updates the rate
 /// step by step, which rounds differently in the last digits).
 class CosineAnnealingLR {
  public:
   /// \throws ValueError for T_max < 1.
   CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, double eta_min = 0);
-  /// \brief Moves to the next step count and sets the learning rate for it.
+  /// \brief Moves to the next step count and sets the learning rates for it.
   void step();
-  /// \brief The learning rate set last.
+  /// \brief The learning rate set last in the first group.
   double get_last_lr() const { return schedule_.get_last_lr(); }
+  /// \brief The learning rates set last, one per group.
+  const std::vector<double>& get_last_lrs() const { return schedule_.get_last_lrs(); }
+  /// \brief The step count the current learning rates are for.
+  std::int64_t last_epoch() const { return schedule_.last_epoch(); }
+  /// \brief As LambdaLR's.
+  StateDict state_dict() const { return schedule_.state_dict(); }
+  /// \brief As LambdaLR's. \throws ValueError as LambdaLR's.
+  void load_state_dict(const StateDict& dict) { schedule_.load_state_dict(dict); }
 
  private:
   LambdaLR schedule_;

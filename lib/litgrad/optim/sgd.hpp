@@ -6,7 +6,9 @@
 
 namespace litgrad::optim {
 
-/// \brief SGD's settings; the defaults are torch's (torch requires lr; so do we, below).
+/// \brief SGD's settings; the defaults are torch's (torch requires lr; so do we, below). They
+/// become the hyper-parameters `lr`, `momentum`, `dampening`, `weight_decay` and `nesterov`
+/// (0 or 1) of every group that does not set its own.
 struct SGDOptions {
   double lr;                  ///< the learning rate (required)
   double momentum = 0;        ///< the momentum factor; 0 is plain SGD
@@ -17,17 +19,22 @@ struct SGDOptions {
 
 /// \brief torch's update: `g = grad + wd p`; with momentum `b = g` on the first step and
 /// `b = momentum b + (1 - dampening) g` after, `g = b` (or `g + momentum b` with Nesterov);
-/// then `p -= lr g`.
+/// then `p -= lr g`. Each group uses its own hyper-parameters; the buffer `b` is the state
+/// `momentum_buffer` of each parameter.
 class SGD : public Optimizer {
  public:
-  /// \throws ValueError for a negative lr, momentum or weight decay, or Nesterov without
-  /// momentum or with dampening.
+  /// \brief One group of \p params. \throws ValueError for a negative lr, momentum or weight
+  /// decay, Nesterov without momentum or with dampening, or a parameter that cannot be
+  /// optimised (see Optimizer).
   SGD(std::vector<Tensor> params, SGDOptions options);
+  /// \brief Several groups, as torch's list of dictionaries: each group's own hyper-parameters,
+  /// the others from \p defaults. \throws ValueError as above, or for a key SGD does not have.
+  SGD(std::vector<ParamGroup> groups, SGDOptions defaults);
   void step() override;
 
- private:
-  SGDOptions options_;
-  std::vector<std::vector<double>> momentum_buffer_;  // one per parameter; empty until first used
+ protected:
+  std::vector<StateKey> state_layout() const override;
+  void check(const ParamGroup& group, std::size_t index) const override;
 };
 
 }  // namespace litgrad::optim

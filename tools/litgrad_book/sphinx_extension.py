@@ -1,7 +1,7 @@
-"""Sphinx extension: renders litgrad's chapters as pages, and the pages that summarise them.
+"""The Sphinx extension: renders litgrad's chapters as pages, and the pages that summarise them.
 
-How a chapter file is laid out, and why, is in ``docs/authoring.rst``; ``litgrad_source`` reads
-it. This extension turns a read chapter into a page:
+How a chapter file is laid out, and why, is in ``docs/authoring.rst``; ``reader`` reads it.
+This extension turns a read chapter into a page:
 
 * the title, a line of links to the previous and next chapters and the course, what the chapter
   assumes, its claims and its time, then the introduction;
@@ -10,8 +10,8 @@ it. This extension turns a read chapter into a page:
   wrote ``claims.json``), every number it measured with what that number is and the bound it was
   held to, then what the claim printed;
 * ``.. figure:: NAME``, with NAME a figure the chapter emitted, drawn by matplotlib
-  (``litgrad_figures``) twice: for wide screens and for phones;
-* at the end, the chapter's exercises (``litgrad_exercises``).
+  (``figures``) twice: for wide screens and for phones;
+* at the end, the chapter's exercises (``exercises``).
 
 A page is never built from a run whose claims failed or did not run, nor with a figure that
 was not emitted or was emitted and shown nowhere: the build stops, naming the file, the line and
@@ -21,17 +21,21 @@ Directives for other pages: ``.. litgrad-course::`` (the course: every chapter, 
 what it assumes, its claims and time), ``.. litgrad-claims::`` (every claim with its verdict and
 measured values), ``.. litgrad-used-in:: litgrad/header.hpp`` (the chapters whose code uses that
 header's names), ``.. litgrad-api:: litgrad/header.hpp`` (the header's public symbols through
-Breathe), ``.. litgrad-output:: NAME`` (what a program emitted into ``book/NAME/output.txt``).
+Breathe), ``.. litgrad-output:: NAME`` (what a program emitted into ``book/NAME/output.txt``),
+``.. litgrad-figure:: PROGRAM NAME`` (a figure another program emitted) and
+``.. litgrad-performance::`` (the last ``tools/bench``, from ``performance``).
 
 Config (set with ``-D`` by CMake): ``litgrad_build_dir``, where chapter ``NN_topic`` emitted into
 ``book/NN_topic``, where ``book/NN_topic.run.json`` holds its run time, and where figures are
 drawn to.
 """
+import hashlib
 import html
 import json
 import os
 import re
 import shutil
+import sys
 import xml.etree.ElementTree as ElementTree
 
 from docutils import nodes
@@ -41,11 +45,7 @@ from sphinx.errors import SphinxError
 from sphinx.parsers import RSTParser
 from sphinx.util.nodes import nested_parse_with_titles
 
-import litgrad_exercises
-import litgrad_figures
-import litgrad_ledger
-import litgrad_performance
-import litgrad_source
+from litgrad_book import exercises, figures, mutations, performance, reader
 
 CHAPTER_DOC = re.compile(r"^chapters/(\d\d_[a-z0-9_]+)$")
 
@@ -92,10 +92,10 @@ def emitted_figures(build_dir, chapter):
 
 
 def read_chapters(srcdir):
-    """Every chapter of the book, read, in number order: a list of litgrad_source.Source."""
+    """Every chapter of the book, read, in number order: a list of reader.Source."""
     try:
-        return [litgrad_source.read(p) for p in litgrad_source.chapter_files(srcdir)]
-    except litgrad_source.SourceError as e:
+        return [reader.read(p) for p in reader.chapter_files(srcdir)]
+    except reader.SourceError as e:
         raise source_error(e)
 
 
@@ -137,7 +137,7 @@ def chapter_link(source):
 
 
 def assumes_text(source, by_number):
-    items = litgrad_source.assumed(source, set(by_number))
+    items = reader.assumed(source, set(by_number))
     if not items:
         return "nothing but curiosity"
     return ", ".join(chapter_link(by_number[i]) if isinstance(i, int) else rst_text(i) for i in items)
@@ -153,11 +153,11 @@ def figure_rst(indentation, chapter, name, env, build_dir, description):
     """The reST of one figure: the wide drawing, with the narrow one added after parsing."""
     env.note_dependency(description)
     png_dir = os.path.join(build_dir, "figures", chapter)
-    wide, narrow, smallest = litgrad_figures.draw_both(description, png_dir, name)
+    wide, narrow, smallest = figures.draw_both(description, png_dir, name)
     rel = lambda p: os.path.relpath(p, os.path.join(env.srcdir, os.path.dirname(env.docname)))
     pad = indentation
     return [f"{pad}.. figure:: {rel(wide)}", f"{pad}   :alt: figure {name}", f"{pad}   :width: 100%",
-            f"{pad}   :name: {litgrad_source.figure_id(chapter, name)}", f"{pad}   :figclass: litgrad-figure",
+            f"{pad}   :name: {reader.figure_id(chapter, name)}", f"{pad}   :figclass: litgrad-figure",
             f"{pad}   :class: litgrad-wide litgrad-text-{smallest['wide']}"], (rel(narrow), smallest["narrow"])
 
 
@@ -174,9 +174,9 @@ class ChapterParser(RSTParser):
         chapter = match.group(1)
         path = f"chapters/{chapter}.cpp"
         try:
-            source = litgrad_source.parse(inputstring, path)
+            source = reader.parse(inputstring, path)
             book = read_chapters(env.srcdir)
-        except litgrad_source.SourceError as e:
+        except reader.SourceError as e:
             raise source_error(e)
         build_dir = env.config.litgrad_build_dir
         claims_path, claims = load_claims(build_dir, chapter)
@@ -190,8 +190,8 @@ class ChapterParser(RSTParser):
 
     def to_rst(self, source, book, claims, run, build_dir, env):
         chapter = source.name
-        by_number = {litgrad_source.chapter_number(s.name): s for s in book}
-        figures = emitted_figures(build_dir, chapter)
+        by_number = {reader.chapter_number(s.name): s for s in book}
+        emitted = emitted_figures(build_dir, chapter)
         shown = set()
         out = []
         claim_at = {id(c.code): c for c in source.claims}
@@ -200,14 +200,14 @@ class ChapterParser(RSTParser):
             if block.kind == "header":
                 title, rest = block.lines[:2], block.lines[2:]
                 out += title + [""] + self.chapter_facts(source, book, by_number, claims, run) + [""]
-                out += self.prose(rest, source, block, figures, shown, env, build_dir)
+                out += self.prose(rest, source, block, emitted, shown, env, build_dir)
             elif block.kind == "prose":
                 if block.heading:
                     out += ["", block.heading, "-" * (len(block.heading) + 4), ""]
                 claim = prose_of.get(id(block))
                 if claim:
                     out += ["", f".. _{claim_label(chapter, claim.index)}:", ""]
-                out += self.prose(block.lines, source, block, figures, shown, env, build_dir) + [""]
+                out += self.prose(block.lines, source, block, emitted, shown, env, build_dir) + [""]
             elif block.kind == "fold":
                 last = block.line + len(block.lines)
                 out += ["", ".. raw:: html", "",
@@ -221,17 +221,17 @@ class ChapterParser(RSTParser):
                 claim = claim_at.get(id(block))
                 if claim:
                     out += self.verdict(source, claim, claims, env)
-        unshown = sorted(set(figures) - shown)
+        unshown = sorted(set(emitted) - shown)
         if unshown:
             raise ChapterError(f"{source.path}: the chapter emitted the figure(s) {', '.join(unshown)} but shows "
                                f"them nowhere; add '.. figure:: NAME' to the prose that discusses each")
-        out += litgrad_exercises.chapter_section(env, chapter)
+        out += exercises.chapter_section(env, chapter)
         out += ["", *self.neighbours(source, book, "litgrad-chapter-nav litgrad-chapter-nav-bottom")]
         return out
 
     def chapter_facts(self, source, book, by_number, claims, run):
         held = sum(1 for c in source.claims if claims.get(c.name, {}).get("passed"))
-        budget, reason = litgrad_source.budget_seconds(source)
+        budget, reason = reader.budget_seconds(source)
         facts = [f"**Assumes** {assumes_text(source, by_number)}",
                  f"**{len(source.claims)} claims**, {'all held' if held == len(source.claims) else f'{held} held'}"
                  f" · {time_text(run)}" + (f" (budget {budget:g} s: {rst_text(reason)})" if reason else ""),
@@ -252,22 +252,22 @@ class ChapterParser(RSTParser):
             parts.append(f"{chapter_link(book[i + 1])} →")
         return [f".. container:: {classes}", "", "   " + " · ".join(parts), ""]
 
-    def prose(self, lines, source, block, figures, shown, env, build_dir):
+    def prose(self, lines, source, block, emitted, shown, env, build_dir):
         out = []
         for k, line in enumerate(lines):
-            m = litgrad_source.FIGURE.match(line)
+            m = reader.FIGURE.match(line)
             if not m:
                 out.append(line)
                 continue
             name = m.group(2)
             line_no = block.line + k + (0 if block.kind == "header" else 1)
-            if name not in figures:
-                listed = ", ".join(sorted(figures)) or "none"
+            if name not in emitted:
+                listed = ", ".join(sorted(emitted)) or "none"
                 raise ChapterError(f"{source.path}:{line_no}: '.. figure:: {name}' names a figure the chapter did "
                                    f"not emit; it emitted: {listed} (book::figure(\"{name}\", ...) emits one)")
             shown.add(name)
-            figure, narrow = figure_rst(m.group(1), source.name, name, env, build_dir, figures[name])
-            self.narrow[litgrad_source.figure_id(source.name, name)] = narrow
+            figure, narrow = figure_rst(m.group(1), source.name, name, env, build_dir, emitted[name])
+            self.narrow[reader.figure_id(source.name, name)] = narrow
             out += figure
         return out
 
@@ -289,7 +289,7 @@ class ChapterParser(RSTParser):
             for m in c["measured"]:
                 lines += indent(measured_lines(m))
             lines.append("")
-        lines += indent(litgrad_ledger.claim_lines(env, source.name, claim.name))
+        lines += indent(mutations.claim_lines(env, source.name, claim.name))
         printed = c.get("output", "").rstrip("\n")
         if printed:
             lines += ["", ".. container:: litgrad-printed", "", "   It printed:", "",
@@ -341,10 +341,10 @@ class CourseDirective(Directive):
         book = read_chapters(env.srcdir)
         if not book:
             return nested(self, ["The book has no chapters yet."])
-        by_number = {litgrad_source.chapter_number(s.name): s for s in book}
+        by_number = {reader.chapter_number(s.name): s for s in book}
         first = book[0]
         lines = [f"Start with {chapter_link(first)}" +
-                 (", which assumes nothing." if not litgrad_source.assumed(first, set(by_number))
+                 (", which assumes nothing." if not reader.assumed(first, set(by_number))
                   else f"; it assumes {assumes_text(first, by_number)}."), ""]
         for s in book:
             held, _, run = chapter_summary(env, s)
@@ -357,7 +357,7 @@ class CourseDirective(Directive):
                       "   .. container:: litgrad-course-facts", "",
                       f"      | Assumes {assumes_text(s, by_number)}",
                       f"      | {len(s.claims)} claims proved, {held} held in the run that built this page"
-                      f" · {time_text(run)}" + (f" · {n} exercises" if (n := litgrad_exercises.count(env, s.name))
+                      f" · {time_text(run)}" + (f" · {n} exercises" if (n := exercises.count(env, s.name))
                                                 else ""), ""]
         return nested(self, lines)
 
@@ -367,14 +367,14 @@ class ClaimsDirective(Directive):
 
     def run(self):
         env = self.state.document.settings.env
-        lines = litgrad_ledger.page_header(env)
+        lines = mutations.page_header(env)
         for s in read_chapters(env.srcdir):
             held, claims, run = chapter_summary(env, s)
-            budget, _ = litgrad_source.budget_seconds(s)
+            budget, _ = reader.budget_seconds(s)
             lines += [rst_text(s.title), "-" * (len(s.title) + 4), "",
                       f"{chapter_link(s)}: {len(s.claims)} claims, {held} held, in {time_text(run)} "
                       f"(its budget: {budget:g} s).", ""]
-            lines += litgrad_ledger.chapter_lines(env, s.name)
+            lines += mutations.chapter_lines(env, s.name)
             for claim in s.claims:
                 c = claims.get(claim.name)
                 verdict = "✓ held" if c and c["passed"] else "✗ FAILED" if c else "not run"
@@ -384,7 +384,7 @@ class ClaimsDirective(Directive):
                           f" · **{verdict}**", ""]
                 for m in (c or {}).get("measured", []):
                     lines += indent(measured_lines(m), pad)
-                lines += [""] + indent(litgrad_ledger.claim_lines(env, s.name, claim.name), pad) + [""]
+                lines += [""] + indent(mutations.claim_lines(env, s.name, claim.name), pad) + [""]
         return nested(self, lines)
 
 
@@ -416,16 +416,44 @@ class FigureDirective(Directive):
         env = self.state.document.settings.env
         program, name = self.arguments
         build_dir = env.config.litgrad_build_dir
-        figures = emitted_figures(build_dir, program)
-        if name not in figures:
+        emitted = emitted_figures(build_dir, program)
+        if name not in emitted:
             raise ChapterError(f"litgrad-figure: {program} emitted no figure {name}; it emitted: "
-                               f"{', '.join(sorted(figures)) or 'none'}")
-        lines, narrow = figure_rst("", program, name, env, build_dir, figures[name])
+                               f"{', '.join(sorted(emitted)) or 'none'}")
+        lines, narrow = figure_rst("", program, name, env, build_dir, emitted[name])
         container = nodes.container()
         nested_parse_with_titles(self.state, StringList(lines + [""] + indent(list(self.content)),
                                                         source=self.name), container)
-        add_narrow_images(container, {litgrad_source.figure_id(program, name): narrow})
+        add_narrow_images(container, {reader.figure_id(program, name): narrow})
         return container.children
+
+
+class PerformanceDirective(Directive):
+    """``.. litgrad-performance::``: the last ``tools/bench`` run (``bench/results.json`` in the
+    build folder), as ``performance.page_lines`` lays it out, with the length sweep drawn."""
+
+    def run(self):
+        env = self.state.document.settings.env
+        build_dir = env.config.litgrad_build_dir
+        path = os.path.join(build_dir, "bench", "results.json")
+        env.note_dependency(path)
+        results = None
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                results = json.load(f)
+
+        def sweep_figure(workload):
+            png_dir = os.path.join(build_dir, "figures", "performance")
+            os.makedirs(png_dir, exist_ok=True)
+            description = os.path.join(png_dir, "sweep.json")
+            with open(description, "w", encoding="utf-8") as f:
+                json.dump(performance.sweep_description(workload), f)
+            wide, _, _ = figures.draw_both(description, png_dir, "sweep")
+            rel = os.path.relpath(wide, os.path.join(env.srcdir, os.path.dirname(env.docname)))
+            return [f".. figure:: {rel}", "   :alt: the length sweep", "   :width: 100%", ""] + \
+                indent(performance.SWEEP_CAPTION) + [""]
+
+        return nested(self, performance.page_lines(results, sweep_figure))
 
 
 # ------------------------------------------------------------------------------------------
@@ -609,11 +637,24 @@ def outdated_summaries(app, env, added, changed, removed):
     return SUMMARY_PAGES + neighbours
 
 
+def code_hash():
+    """A hash of the code that makes the pages: this module and every module of the package it
+    imported."""
+    files = sorted({m.__file__ for name, m in sys.modules.items()
+                    if name.startswith("litgrad_book") and getattr(m, "__file__", None)})
+    digest = hashlib.sha256()
+    for path in files:
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()
+
+
 def setup(app):
     app.add_config_value("litgrad_build_dir", "", "env")
-    # conf.py sets this to a hash of this extension's own files, so that a change to how pages
-    # are made re-reads every page (Sphinx would otherwise keep pages read by the old code).
-    app.add_config_value("litgrad_extension_hash", "", "env")
+    # A hash of the code that makes the pages, so that a change to how pages are made re-reads
+    # every page (Sphinx would otherwise keep pages read by the old code): an "env" value whose
+    # default changed counts as a changed configuration.
+    app.add_config_value("litgrad_extension_hash", code_hash(), "env")
     app.add_source_suffix(".cpp", "litgrad-chapter")
     app.add_source_parser(ChapterParser)
     app.add_directive("litgrad-course", CourseDirective)
@@ -622,7 +663,7 @@ def setup(app):
     app.add_directive("litgrad-figure", FigureDirective)
     app.add_directive("litgrad-used-in", UsedInDirective)
     app.add_directive("litgrad-api", ApiDirective)
-    app.add_directive("litgrad-performance", litgrad_performance.PerformanceDirective)
+    app.add_directive("litgrad-performance", PerformanceDirective)
     app.connect("builder-inited", copy_mathjax)
     app.connect("build-finished", write_root_index)
     app.connect("env-get-outdated", outdated_summaries)

@@ -1,10 +1,15 @@
-#!/usr/bin/python3
-"""Turns one run of tools/bench into build/bench/results.json and a printed table of ratios.
+"""Performance: one run of ``tools/bench`` made into ``build/bench/results.json`` and a printed
+table of ratios, and the tables the book's Performance page shows of it.
 
-usage: report.py BENCH_DIR     (the folder tools/bench wrote: benchmark.json, memory_*.json,
-                                book_seconds.txt, build_times.json)
+usage: python3 -m litgrad_book.performance BENCH_DIR
+       (tools/bench runs it so, on the folder it wrote: benchmark.json, memory_*.json,
+       book_seconds.txt, build_times.json)
 
-results.json is what the book's Performance page shows; nothing on that page is typed by hand.
+``results.json`` holds the machine, then workloads, each with a title, a sentence of what it
+is, one table in one unit, and its goal with the reason for it. The Performance page
+(``.. litgrad-performance::``, in ``sphinx_extension``) shows them as they are, through
+``page_lines``; nothing on that page is typed by hand. A comparison's ratio is libtorch's time
+divided by litgrad's.
 """
 import json
 import os
@@ -12,6 +17,8 @@ import platform
 import re
 import subprocess
 import sys
+
+from litgrad_book import ROOT, reader
 
 
 def load(folder, name):
@@ -39,8 +46,8 @@ def compiler():
         return "unknown"
 
 
-def main():
-    folder = sys.argv[1]
+def write_report(folder):
+    """Reads the run in ``folder``, writes ``folder/results.json`` and prints the ratios."""
     bench = load(folder, "benchmark.json")
     # Each workload ran several times, its repetitions shuffled among all the others' (so that
     # drifts of the machine's speed hit both libraries alike); each is represented by its
@@ -157,10 +164,7 @@ def main():
                 chapter, seconds_taken = line.split()
                 book.setdefault(chapter, []).append(float(seconds_taken))
     total = sum(min(runs) for runs in book.values())
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    sys.path.insert(0, os.path.join(root, "docs", "_ext"))
-    import litgrad_source
-    budget = {c: litgrad_source.budget_seconds(litgrad_source.read(os.path.join(root, "chapters", c + ".cpp")))[0]
+    budget = {c: reader.budget_seconds(reader.read(os.path.join(ROOT, "chapters", c + ".cpp")))[0]
               for c in book}
     workloads.append({"title": "The book's claims", "kind": "table",
                       "about": "Every chapter's claims run in one process on one core, three times each; "
@@ -218,5 +222,73 @@ def main():
     print(f"results: {os.path.join(folder, 'results.json')}")
 
 
+# ------------------------------------------------------------------------------------------
+# The Performance page
+
+
+def number(v, unit=""):
+    if v is None:
+        return "—"
+    if isinstance(v, str):
+        return v
+    return f"{v:.3g}" if abs(v) < 100 else f"{v:,.0f}"
+
+
+def comparison_table(w):
+    unit = w["unit"]
+    lines = [".. list-table::", "   :header-rows: 1", "   :class: litgrad-numbers", "",
+             "   * - ", f"     - litgrad ({unit})", f"     - libtorch ({unit})", "     - litgrad's speed-up"]
+    for label, ours, theirs, ratio in w["rows"]:
+        lines += [f"   * - {label}", f"     - {number(ours)}", f"     - {number(theirs)}",
+                  f"     - {number(ratio)}×" if ratio else "     - —"]
+    return lines
+
+
+def plain_table(w):
+    lines = [".. list-table::", "   :header-rows: 1", "   :class: litgrad-numbers", "",
+             f"   * - {w['columns'][0] or ' '}"] + [f"     - {c}" for c in w["columns"][1:]]
+    for row in w["rows"]:
+        lines += [f"   * - {row[0]}"] + [f"     - {number(v)}" for v in row[1:]]
+    return lines
+
+
+def sweep_description(w):
+    """The figure of the length sweep, as a figure description ``figures`` draws."""
+    lengths = [int(r[0].split("=")[1]) for r in w["rows"]]
+    series = [{"label": "litgrad", "x": lengths, "y": [r[1] for r in w["rows"]]}]
+    if all(r[2] is not None for r in w["rows"]):
+        series.append({"label": "libtorch", "x": lengths, "y": [r[2] for r in w["rows"]]})
+    return {"kind": "lines", "xlabel": "sequence length L", "ylabel": "forward + backward (ms)",
+            "log_y": True, "log_x": True, "series": series}
+
+
+SWEEP_CAPTION = ["Time of one forward and backward pass against sequence length, both axes logarithmic. The",
+                 "curves bend upward as the part that grows like L² takes over from the part that grows like L."]
+
+
+def page_lines(results, sweep_figure):
+    """The Performance page's reST for ``results`` (results.json as read, or None when no
+    benchmark ran); ``sweep_figure(workload)`` returns the reST of the sweep's figure."""
+    if results is None:
+        return [".. note::", "", "   No benchmark has been run in this build. Run ``tools/bench``, then rebuild",
+                "   the book (``tools/book``); this page then shows that run's numbers.", ""]
+    if isinstance(results.get("workloads"), dict):
+        return [".. note::", "", "   The last ``tools/bench`` ran before this page's format changed;",
+                "   run it again to show its numbers here.", ""]
+    lines = ["The machine of the last ``tools/bench``:", ""]
+    lines += [f"* **{k}**: ``{v}``" if k in ("compiler", "libtorch's BLAS") else f"* **{k}**: {v}"
+              for k, v in results["machine"]] + [""]
+    for w in results["workloads"]:
+        verdict = "**met**" if w["met"] else "**not met**"
+        lines += [w["title"], "-" * (len(w["title"]) + 4), "", w["about"], ""]
+        lines += comparison_table(w) if w["kind"] == "comparison" else plain_table(w)
+        lines += ["", f"**Goal:** {w['goal']} ({verdict}). {w['why']}", ""]
+        if w["title"].startswith("The same layer at every"):
+            lines += sweep_figure(w)
+    return lines
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) != 2:
+        sys.exit(__doc__.strip())
+    write_report(sys.argv[1])

@@ -1,7 +1,7 @@
-#!/usr/bin/python3
-"""Runs one chapter for the book and holds it to its time budget.
+"""The chapter runner: runs one chapter for the book and holds it to its time budget.
 
-usage: run_chapter.py CHAPTER_PROGRAM CHAPTER_SOURCE OUT_DIR [--plain]
+usage: python3 -m litgrad_book.runner CHAPTER_PROGRAM CHAPTER_SOURCE OUT_DIR [--plain]
+       (the docs target runs it so, for every chapter, with tools/ on PYTHONPATH)
 
 Runs ``CHAPTER_PROGRAM --emit OUT_DIR`` (its account, claims and figure data), passing its
 output through, and writes ``OUT_DIR.run.json``: the run's wall time and the processor time it
@@ -23,8 +23,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import litgrad_source  # noqa: E402
+from litgrad_book import reader
 
 
 def unheld_claims(source, out):
@@ -39,13 +38,16 @@ def unheld_claims(source, out):
             for c in source.claims if not ran.get(c.name)]
 
 
-def main():
-    program, source_path, out = sys.argv[1:4]
-    plain = "--plain" in sys.argv[4:]
+def main(argv):
+    plain = "--plain" in argv[3:]
+    if len(argv) not in (3, 4) or (len(argv) == 4 and not plain):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    program, source_path, out = argv[:3]
     try:
-        source = litgrad_source.read(source_path)
-        budget, reason = litgrad_source.budget_seconds(source)
-    except litgrad_source.SourceError as e:
+        source = reader.read(source_path)
+        budget, reason = reader.budget_seconds(source)
+    except reader.SourceError as e:
         print(e, file=sys.stderr)
         return 1
     shutil.rmtree(out, ignore_errors=True)
@@ -75,4 +77,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -1,8 +1,11 @@
-"""Reads a litgrad chapter file (or an exercise file) into its parts, and refuses a malformed one.
+"""The chapter reader: a chapter file (or an exercise file) read into its parts, and a malformed
+one refused.
 
-This module knows the layout of a chapter and nothing of Sphinx, so the book's extension, the
-source checks (``tests/check_sources.py``), the browser check and ``tools/exercise`` all read
-chapters the same way. The layout is described for authors in ``docs/authoring.rst``; in short:
+This module knows the layout of a chapter and nothing of Sphinx, so the book's extension
+(``sphinx_extension``), the chapter runner (``runner``), the source check
+(``tests/sources/check_sources.py``), the browser check (``tests/browser/check_book.py``),
+``tools/mutate`` and ``tools/exercise`` all read chapters the same way. The layout is
+described for authors in ``docs/authoring.rst``; in short:
 
 * The leading ``//`` comment block is the title (its first line) and the introduction, in reST.
 * ``// %% Heading`` starts a section; ``// %%`` alone starts a block of prose. Either is followed

@@ -1,0 +1,114 @@
+"""The bench report and the chapter runner turn a run into what the book shows, and the runner refuses a run whose claims did not all hold.
+
+litgrad_book.performance on a made-up tools/bench folder (every file the report reads, with
+round numbers), and litgrad_book.runner on a made-up chapter program.
+"""
+import io
+import json
+import os
+import stat
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stderr, redirect_stdout
+
+from litgrad_book import performance, reader, runner
+
+CHAPTER = ("// Chapter 9 · Trying\n// ==================\n//\n// Intro.\n\n// %% about: A try.\n"
+           "// %%\n// One.\n\nTEST_CASE(\"one\") {}\n// %%\n// Two.\n\nTEST_CASE(\"two\") {}\n")
+
+
+def benchmark(name, ms, **extra):
+    return {"name": name, "run_name": name, "run_type": "iteration", "real_time": ms, "time_unit": "ms", **extra}
+
+
+def bench_folder(folder):
+    runs = [benchmark("FlagStep/litgrad", 0.01), benchmark("FlagStep/libtorch", 0.2),
+            benchmark("EigenGemm/1024", 50, **{"FLOP/s": 4e10}),
+            benchmark("Attention/litgrad/128/16/128/8", 10, **{"FLOP/s": 3e10}),
+            benchmark("Attention/libtorch/128/16/128/8", 30)]
+    for length in (16, 32):
+        runs += [benchmark(f"Sweep/litgrad/{length}/4/64/4", length / 10),
+                 benchmark(f"Sweep/libtorch/{length}/4/64/4", length / 5),
+                 benchmark(f"Block/litgrad/{length}/16/64/4/256", length / 10),
+                 benchmark(f"Block/libtorch/{length}/16/64/4/256", length / 4)]
+    files = {"benchmark.json": {"context": {"peer": "libtorch 1.13", "blas": "openblas"}, "benchmarks": runs},
+             "memory_flag.json": {"peak_kb": 20000, "resident_kb_every_1000_steps": [10000, 10100]},
+             "memory_sweep.json": {"peak_kb": 90000, "attention_weights_kb": 32768},
+             "build_times.json": {"clean_seconds": 100, "chapter_rebuild_seconds": 5, "cores": 2}}
+    for name, data in files.items():
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+            json.dump(data, f)
+    with open(os.path.join(folder, "book_seconds.txt"), "w", encoding="utf-8") as f:
+        f.write("01_tensors 0.5\n01_tensors 0.4\n08_attention 2.0\n")
+
+
+class Report(unittest.TestCase):
+    def test_a_bench_run_becomes_results_json_with_every_workload_and_its_goal(self):
+        with tempfile.TemporaryDirectory() as folder:
+            bench_folder(folder)
+            with redirect_stdout(io.StringIO()) as printed:
+                performance.write_report(folder)
+            with open(os.path.join(folder, "results.json"), encoding="utf-8") as f:
+                results = json.load(f)
+        titles = [w["title"] for w in results["workloads"]]
+        self.assertEqual(titles[0], "One training step of the flag model")
+        flag = results["workloads"][0]
+        self.assertAlmostEqual(flag["rows"][0][3], 20.0)  # libtorch's time over litgrad's
+        self.assertTrue(flag["met"])
+        book = next(w for w in results["workloads"] if w["title"] == "The book's claims")
+        self.assertEqual(book["rows"], [["chapter 1", 0.4], ["chapter 8", 2.0], ["all chapters", 2.4]])
+        self.assertTrue(book["met"])
+        self.assertIn("goal (", printed.getvalue())
+        lines = performance.page_lines(results, lambda w: [".. figure:: sweep.png", ""])
+        self.assertIn("One training step of the flag model", lines)
+        self.assertIn(".. figure:: sweep.png", lines)
+        self.assertIn("     - 20×", lines)
+
+    def test_the_page_without_a_run_says_how_to_make_one(self):
+        self.assertIn("No benchmark has been run", " ".join(performance.page_lines(None, None)))
+
+
+class Runner(unittest.TestCase):
+    def run_chapter(self, claims, status=0, extra=()):
+        """Runs a made-up chapter program that emits ``claims``; (exit status, stderr)."""
+        with tempfile.TemporaryDirectory() as folder:
+            source = os.path.join(folder, "09_try.cpp")
+            with open(source, "w", encoding="utf-8") as f:
+                f.write(CHAPTER)
+            program = os.path.join(folder, "chapter")
+            with open(program, "w", encoding="utf-8") as f:
+                f.write(f"#!{sys.executable}\nimport json, os, sys\nout = sys.argv[2]\nos.makedirs(out)\n"
+                        f"json.dump({claims!r}, open(os.path.join(out, 'claims.json'), 'w'))\nsys.exit({status})\n")
+            os.chmod(program, os.stat(program).st_mode | stat.S_IEXEC)
+            out = os.path.join(folder, "book", "09_try")
+            with redirect_stderr(io.StringIO()) as errors, redirect_stdout(io.StringIO()):
+                code = runner.main([program, source, out, *extra])
+            if code == 0:
+                with open(out + ".run.json", encoding="utf-8") as f:
+                    self.assertEqual(json.load(f)["budget_seconds"], 10.0)
+            return code, errors.getvalue()
+
+    def test_a_run_in_which_every_claim_held_is_recorded_with_its_time(self):
+        self.assertEqual(self.run_chapter([{"name": "one", "passed": True}, {"name": "two", "passed": True}]),
+                         (0, ""))
+
+    def test_a_claim_that_failed_or_did_not_run_stops_the_book(self):
+        code, errors = self.run_chapter([{"name": "one", "passed": False}])
+        self.assertEqual(code, 1)
+        self.assertIn('09_try.cpp:10: the claim "one" FAILED', errors)
+        self.assertIn('09_try.cpp:14: the claim "two" did not run', errors)
+
+    def test_a_plain_kernels_run_is_recorded_and_an_unknown_argument_refused(self):
+        held = [{"name": "one", "passed": True}, {"name": "two", "passed": True}]
+        self.assertEqual(self.run_chapter(held, extra=["--plain"]), (0, ""))
+        self.assertEqual(self.run_chapter(held, extra=["--fast"])[0], 2)
+
+    def test_unheld_claims_reads_what_the_run_emitted(self):
+        source = reader.parse(CHAPTER, "chapters/09_try.cpp")
+        with tempfile.TemporaryDirectory() as out:
+            self.assertEqual(len(runner.unheld_claims(source, out)), 2)  # no claims.json at all
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

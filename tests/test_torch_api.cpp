@@ -1,0 +1,108 @@
+// What a torch user reaches for: Python's indexing (x.index({Slice(), -1})), method forms,
+// elementwise comparison of tensors, arange's Int64, and nn::TransformerEncoder.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include <litgrad/litgrad.hpp>
+
+using namespace litgrad;
+using namespace litgrad::indexing;
+
+TEST_CASE("x.index({...}) picks what Python's x[...] picks: integers, slices, None and Ellipsis") {
+  const Tensor x = reshape(arange(24), {2, 3, 4});  // x[i, j, k] = 12 i + 4 j + k
+  CHECK(x.index({Slice(), -1}).shape() == Shape{2, 4});                                  // x[:, -1]
+  CHECK(x.index({Slice(), -1}).to_vector() == std::vector<double>{8, 9, 10, 11, 20, 21, 22, 23});
+  CHECK(x.index({1, Slice(1, 3), Slice(std::nullopt, std::nullopt, 2)}).to_vector() ==
+        std::vector<double>{16, 18, 20, 22});                                              // x[1, 1:3, ::2]
+  CHECK(x.index({Ellipsis, 0}).to_vector() == std::vector<double>{0, 4, 8, 12, 16, 20});   // x[..., 0]
+  CHECK(x.index({None, 0}).shape() == Shape{1, 3, 4});                                     // x[None, 0]
+  CHECK(x.index({0, Ellipsis, None}).shape() == Shape{3, 4, 1});                           // x[0, ..., None]
+  CHECK(x.index({-1, -1, -1}).item() == 23);
+  CHECK_THROWS_WITH_AS(x.index({0, 0, 0, 0}), "index: too many indices (4) for a tensor of shape [2,3,4]", IndexError);
+  CHECK_THROWS_WITH_AS(x.index({Ellipsis, 0, Ellipsis}), "index: an index can have only one Ellipsis", IndexError);
+  CHECK_THROWS_AS(x.index({0, 3}), IndexError);
+}
+
+TEST_CASE("indexing is differentiable: the gradient goes back to the positions picked") {
+  Tensor x = zeros({3, 4}).requires_grad_();
+  sum(x.index({Slice(1), Slice(std::nullopt, std::nullopt, 3)}) * 2.0).backward();  // x[1:, ::3]
+  CHECK(x.grad().to_vector() == std::vector<double>{0, 0, 0, 0, 2, 0, 0, 2, 2, 0, 0, 2});
+}
+
+TEST_CASE("the method forms give what the free functions give") {
+  Generator gen(1);
+  const Tensor x = randn({3, 4}, gen), idx = tensor({2, 0}, {2}, DType::Int64);
+  CHECK(x.select(1, -1).to_vector() == select(x, 1, -1).to_vector());
+  CHECK(x.slice(1, 1, 3).to_vector() == slice(x, 1, 1, 3).to_vector());
+  CHECK(x.narrow(1, 1, 2).to_vector() == slice(x, 1, 1, 3).to_vector());
+  CHECK(x.index_select(0, idx).to_vector() == index_select(x, 0, idx).to_vector());
+  CHECK(x.gather(1, reshape(idx, {1, 2})).to_vector() == gather(x, 1, reshape(idx, {1, 2})).to_vector());
+  CHECK(x.view({4, 3}).shape() == Shape{4, 3});
+  CHECK(x.contiguous().is_same(x));
+  CHECK_THROWS_WITH_AS(x.narrow(0, 0, -1), "narrow: length must be non-negative, got -1", ValueError);
+}
+
+TEST_CASE("tensor == tensor compares elementwise, as torch's, and broadcasts") {
+  const Tensor a = tensor({1, 2, 3}), b = tensor({1, 0, 3});
+  const Tensor same = a == b;
+  CHECK(same.dtype() == DType::Bool);
+  CHECK(same.to_vector() == std::vector<double>{1, 0, 1});
+  CHECK((a != b).to_vector() == std::vector<double>{0, 1, 0});
+  CHECK((a < reshape(b, {3, 1})).shape() == Shape{3, 3});
+  CHECK((a >= b).to_vector() == std::vector<double>{1, 1, 1});
+}
+
+TEST_CASE("arange(n) is Int64, as torch.arange(n): an index for embeddings, and Float64 once used in arithmetic") {
+  const Tensor i = arange(4);
+  CHECK(i.dtype() == DType::Int64);
+  CHECK(i.to_vector() == std::vector<double>{0, 1, 2, 3});
+  CHECK((i * 0.5).dtype() == DType::Float64);
+  CHECK(arange(0.0, 2.0, 0.5).dtype() == DType::Float64);
+  const Tensor table = reshape(arange(0.0, 8.0), {4, 2});
+  CHECK(nn::embedding(arange(2), table).to_vector() == std::vector<double>{0, 1, 2, 3});
+}
+
+TEST_CASE("cross_entropy over [N, C, d] positions is the per-row cross-entropy of the classes at each position") {
+  Generator gen(2);
+  const Tensor logits = randn({2, 3, 4}, gen);  // classes along dim 1
+  const Tensor target = tensor({0, 2, 1, 2, 1, 1, 0, 2}, {2, 4}, DType::Int64);
+  const Tensor per_position = cross_entropy(logits, target, Reduction::None);
+  CHECK(per_position.shape() == Shape{2, 4});
+  const Tensor rows = reshape(permute(logits, {0, 2, 1}), {8, 3});
+  CHECK(per_position.to_vector() == cross_entropy(rows, reshape(target, {8}), Reduction::None).to_vector());
+  CHECK(cross_entropy(logits, target).item() == cross_entropy(rows, reshape(target, {8})).item());
+  CHECK_THROWS_WITH_AS(cross_entropy(logits, zeros({2, 3}).to(DType::Int64)),
+                       "cross_entropy: input of shape [2,3,4] and target of shape [2,3] do not fit (expected [2,4])",
+                       ShapeError);
+}
+
+TEST_CASE("TransformerEncoder is its layers applied in turn, then its norm, each layer starting as a copy of the one given") {
+  Generator gen(3);
+  nn::TransformerEncoderLayerOptions o;
+  o.dim_feedforward = 32, o.dropout = 0, o.norm_first = true, o.batch_first = true;
+  nn::TransformerEncoderLayer layer(16, 2, o, gen);
+  nn::TransformerEncoder encoder(layer, 3, std::make_unique<nn::LayerNorm>(16));
+  // torch's names, and every layer a copy of the one given.
+  const auto named = encoder.named_parameters();
+  CHECK(named.front().first == "layers.0.self_attn.in_proj_weight");
+  CHECK(named.back().first == "norm.bias");
+  CHECK(encoder.layer(2).linear1.weight.to_vector() == layer.linear1.weight.to_vector());
+  CHECK_FALSE(encoder.layer(2).linear1.weight.is_same(layer.linear1.weight));
+  // Train the copies apart, then compare with the same layers applied by hand.
+  for (std::size_t i = 0; i < 3; ++i) {
+    NoGradGuard no_grad;
+    encoder.layer(i).linear2.weight.mul_(1.0 + 0.1 * static_cast<double>(i));
+  }
+  const Tensor x = randn({2, 5, 16}, gen);
+  const Tensor mask = generate_square_subsequent_mask(5);
+  Tensor by_hand = x;
+  for (std::size_t i = 0; i < 3; ++i) by_hand = encoder.layer(i)(by_hand, mask);
+  by_hand = (*encoder.norm)(by_hand);
+  CHECK(encoder(x, mask).to_vector() == by_hand.to_vector());
+  CHECK(encoder(x, mask, {}, /*is_causal=*/true).to_vector() == by_hand.to_vector());
+  CHECK_THROWS_WITH_AS(nn::TransformerEncoder(layer, 0), "TransformerEncoder: num_layers must be at least 1, got 0",
+                       ValueError);
+}

@@ -1,0 +1,27 @@
+"""litgrad_book: the Python half of the book, one module per idea.
+
+* ``reader``: a chapter or exercise file read into its parts (title, sections, prose, code,
+  folds, claims, declarations); a malformed file refused with its path and line.
+* ``runner``: one chapter run for the book (``--emit``), its claims and time budget held.
+* ``figures``: a chapter's figure descriptions drawn with matplotlib, wide and narrow.
+* ``sphinx_extension``: the Sphinx extension that makes chapters pages, and the course,
+  Claims, API and Performance pages.
+* ``mutations``: the catalogues of plausible bugs and the ledger of what each turned red, its
+  check, and how the pages show it; ``mutate``: ``tools/mutate``, which runs them.
+* ``exercises``: a chapter's exercises, their catalogues of learners' mistakes, reading
+  doctest's report, and the exercise section of a chapter's page; ``exercise_tool``:
+  ``tools/exercise``, the learner's command.
+* ``performance``: ``tools/bench``'s report (``results.json``) and the Performance page's
+  tables.
+
+It lives in ``tools/`` beside the commands that use it, so that ``tools/exercise`` and
+``tools/mutate`` (thin scripts) import it with no path set: Python puts a script's own folder
+first on its path. ``conf.py`` adds ``tools/`` to the path in one line, and CMake runs the
+package's modules and tests with ``PYTHONPATH`` set to ``tools/``
+(``LITGRAD_BOOK_PYTHON``). Its tests are ``tests/python/``. Everything runs under Debian's
+``/usr/bin/python3``, whose ``python3-*`` packages provide Sphinx and matplotlib.
+"""
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+"""The repository this package belongs to (its ``tools/`` folder holds the package)."""

@@ -1,0 +1,299 @@
+"""The mutation ledger: the catalogues of plausible bugs, what each turned red, and its check.
+
+A catalogue, ``tests/mutations/lib.toml`` or ``tests/mutations/NN_topic.toml``, lists mutations:
+each a name, a file, the exact text to find and its replacement, a sentence saying what bug it
+models (``bug``), for the library's the operations whose backward it breaks (``ops``), and for
+one that is expected to survive the measured reason (``survives``). ``tools/mutate`` (module
+``mutate``) applies each in a scratch copy, reruns the claims and records in
+``tests/mutations/ledger.json`` which tests went red, with the commit and the content hashes of
+the files each result depends on.
+
+This module holds what needs no build: reading the catalogues and the ledger, which results are
+out of date, the scores, the check CI runs (``problems``), and the reST the book's pages show of
+it: under each claim's verdict, the mutations that turned it red; on the Claims page, the
+ledger's commit, the scores, every chapter's mutations with what they model, and a warning
+where a file changed after its mutations ran. (The page functions take Sphinx's ``env`` and use
+only its ``srcdir`` and ``note_dependency``.)
+"""
+import glob
+import hashlib
+import json
+import os
+import re
+
+import tomllib
+
+from litgrad_book import reader
+
+REQUIRED = ("name", "file", "bug", "find", "replace")
+RECORDED = re.compile(r'\b(?:record|unary|binary)\("([^"]+)"')
+
+
+class CatalogueError(Exception):
+    """A catalogue written wrong: a missing field, a name used twice, a mutation that does
+    nothing."""
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def folder(root):
+    return os.path.join(root, "tests", "mutations")
+
+
+def ledger_path(root):
+    return os.path.join(folder(root), "ledger.json")
+
+
+# ------------------------------------------------------------------------------------------
+# Catalogues, chapters and the ledger
+
+
+def parse_catalogue(data, name, where):
+    """The mutations of one catalogue (``data`` as TOML reads it), each given its ``catalogue``
+    and its ledger ``key`` ("NAME: mutation name"); ``where`` names the file in errors."""
+    mutations = data.get("mutation", [])
+    seen = set()
+    for m in mutations:
+        for key in REQUIRED:
+            if key not in m:
+                raise CatalogueError(f"{where}: mutation {m.get('name', '?')!r} has no '{key}'")
+        if m["name"] in seen:
+            raise CatalogueError(f"{where}: two mutations are named {m['name']!r}")
+        seen.add(m["name"])
+        if m["find"] == m["replace"]:
+            raise CatalogueError(f"{where}: mutation {m['name']!r} replaces its text with itself")
+        m["catalogue"] = name
+        m["key"] = f"{name}: {m['name']}"
+    return mutations
+
+
+def load_catalogue(path, root):
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    return parse_catalogue(data, os.path.basename(path)[:-5], os.path.relpath(path, root))
+
+
+def catalogues(root):
+    """{catalogue name: [mutation, ...]}: "lib" and one per chapter that has one."""
+    return {os.path.basename(p)[:-5]: load_catalogue(p, root)
+            for p in sorted(glob.glob(os.path.join(folder(root), "*.toml")))}
+
+
+def chapters(root):
+    """Every chapter, read; each source's path relative to the root, as the ledger records it."""
+    book = {}
+    for path in reader.chapter_files(root):
+        source = reader.read(path)
+        source.path = os.path.relpath(path, root)
+        book[source.name] = source
+    return book
+
+
+def load_ledger(root):
+    path = ledger_path(root)
+    if not os.path.exists(path):
+        return {"mutations": {}, "runs": {}}
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def depends_on(m, book, root):
+    """The files a mutation's result depends on: its own file, and its chapter's source (a
+    claim can change without the mutated file changing)."""
+    files = {m["file"]}
+    if m["catalogue"] in book:
+        files.add(book[m["catalogue"]].path)
+    return sorted(f for f in files if os.path.exists(os.path.join(root, f)))
+
+
+def definition(m):
+    """A hash of what a mutation does: a result is stale once its file, find or replace change."""
+    return hashlib.sha256(json.dumps([m["file"], m["find"], m["replace"]]).encode()).hexdigest()[:16]
+
+
+def out_of_date(ledger, cats, book, root):
+    """{mutation key: [changed files]} for every mutation whose files changed since it ran, or
+    that never ran."""
+    stale = {}
+    for ms in cats.values():
+        for m in ms:
+            r = ledger["mutations"].get(m["key"])
+            if r is None:
+                stale[m["key"]] = ["(never run)"]
+                continue
+            changed = [f for f in depends_on(m, book, root)
+                       if r.get("depends", {}).get(f) != sha256(os.path.join(root, f))]
+            if r.get("definition") != definition(m):
+                changed.append(f"tests/mutations/{m['catalogue']}.toml")
+            if changed:
+                stale[m["key"]] = changed
+    return stale
+
+
+def scores(ledger, cats):
+    """{catalogue: {killed, survived, mutations, score}}; the score is killed among those that
+    ran to a verdict (None when none did)."""
+    out = {}
+    for name, ms in cats.items():
+        results = [ledger["mutations"].get(m["key"], {}).get("status") for m in ms]
+        killed = results.count("killed")
+        judged = killed + results.count("survived")
+        out[name] = {"killed": killed, "survived": results.count("survived"), "mutations": len(ms),
+                     "score": killed / judged if judged else None}
+    return out
+
+
+def recorded_ops(root):
+    """The name of every operation the library's sources record a backward for."""
+    ops = set()
+    for path in glob.glob(os.path.join(root, "lib", "litgrad", "**", "*.cpp"), recursive=True):
+        with open(path, encoding="utf-8") as f:
+            ops |= set(RECORDED.findall(f.read()))
+    return ops
+
+
+def problems(ledger, cats, book, ops):
+    """What the check refuses, one line each: a mutation not run, stale, ambiguous, that does
+    not compile, or that survived without a reason; a chapter without a catalogue; a claim no
+    mutation of its chapter turns red; an operation in ``ops`` whose backward no killed mutation
+    names."""
+    found = []
+    for ms in cats.values():
+        for m in ms:
+            r = ledger["mutations"].get(m["key"])
+            where = f"tests/mutations/{m['catalogue']}.toml: {m['name']!r}"
+            if r is None:
+                found.append(f"{where}: not run yet")
+            elif r["status"] in ("stale", "ambiguous", "does not compile"):
+                found.append(f"{where}: {r['status']}" + (f" (its text is no longer in {m['file']})"
+                                                          if r["status"] == "stale" else ""))
+            elif r["status"] == "survived" and not m.get("survives"):
+                found.append(f"{where}: survived, and the catalogue gives no reason (survives = \"...\")")
+    for chapter, source in book.items():
+        own = cats.get(chapter, [])
+        if not own:
+            found.append(f"tests/mutations/{chapter}.toml: the chapter has no catalogue")
+        for claim in source.claims:
+            if not any(claim.name in (ledger["mutations"].get(m["key"], {}).get("red", {}).get(chapter) or [])
+                       for m in own):
+                found.append(f"{source.path}:{claim.line}: no mutation of its catalogue turns the claim "
+                             f"\"{claim.name}\" red")
+    for op in sorted(ops):
+        biting = [m for m in cats.get("lib", []) if op in m.get("ops", [])
+                  and ledger["mutations"].get(m["key"], {}).get("status") == "killed"]
+        if not biting:
+            found.append(f"tests/mutations/lib.toml: no killed mutation names the backward of '{op}' "
+                         f"(ops = [\"{op}\"])")
+    return found
+
+
+# ------------------------------------------------------------------------------------------
+# The ledger on the book's pages
+
+_cache = {}
+
+
+def load(env):
+    """(catalogues, ledger or None), read once per build."""
+    root = env.srcdir
+    if root not in _cache:
+        ledger = load_ledger(root) if os.path.exists(ledger_path(root)) else None
+        _cache[root] = (catalogues(root), ledger)
+    return _cache[root]
+
+
+def note_dependencies(env):
+    if os.path.isdir(folder(env.srcdir)):
+        for f in os.listdir(folder(env.srcdir)):
+            env.note_dependency(os.path.join(folder(env.srcdir), f))
+
+
+def rst(text):
+    """Text as reST shows it literally."""
+    return re.sub(r"([\\`*_|<>\[\]:])", r"\\\1", str(text))
+
+
+def result(ledger, catalogue, name):
+    return (ledger or {}).get("mutations", {}).get(f"{catalogue}: {name}")
+
+
+def stale_files(root, catalogue, mutations, ledger):
+    """The files whose content changed after this catalogue's mutations ran."""
+    changed = set()
+    for m in mutations:
+        r = result(ledger, catalogue, m["name"])
+        for f, h in (r or {}).get("depends", {}).items():
+            path = os.path.join(root, f)
+            if not os.path.exists(path) or sha256(path) != h:
+                changed.add(f)
+    return sorted(changed)
+
+
+def claim_lines(env, chapter, claim):
+    """Under a claim's verdict: the mutations of its chapter's catalogue that turned it red."""
+    cats, ledger = load(env)
+    note_dependencies(env)
+    if ledger is None:
+        return []
+    biting = [m for m in cats.get(chapter, [])
+              if claim in ((result(ledger, chapter, m["name"]) or {}).get("red", {}).get(chapter) or [])]
+    if not biting:
+        return ["", ".. container:: litgrad-unbitten", "",
+                "   No catalogued mutation turns this claim red.", ""]
+    names = "; ".join(f"*{rst(m['name'])}*" for m in biting)
+    return ["", ".. container:: litgrad-mutation", "", f"   Turned red by: {names}.", ""]
+
+
+def page_header(env):
+    cats, ledger = load(env)
+    note_dependencies(env)
+    if ledger is None or "last_run" not in ledger:
+        return ["The mutation ledger has not been run (``tools/mutate``), so no claim shows the bugs that "
+                "turn it red.", ""]
+    run = ledger["last_run"]
+    commit = run["commit"][:10] + (" with uncommitted changes" if run.get("commit_had_changes") else "")
+    lines = ["**The mutation ledger.** Each claim below lists the catalogued bugs that turned it red, "
+             "from ``tests/mutations/``: a mutation is a plausible mistake, applied to a copy of the "
+             "book by ``tools/mutate``, which then reruns the claims and records which failed. The ledger "
+             f"last ran on commit ``{commit}``, on {run['date']}. Scores, killed among the mutations "
+             "that ran:", ""]
+    for name, s in sorted(ledger.get("scores", {}).items(), key=lambda kv: (kv[0] != "lib", kv[0])):
+        if name not in cats:
+            continue
+        label = "the library" if name == "lib" else f"chapter {int(name[:2])}"
+        score = "not run" if s["score"] is None else f"{s['score']:.0%}"
+        survived = f", {s['survived']} survived with a reason" if s["survived"] else ""
+        lines.append(f"* {label}: {s['killed']} of {s['mutations']} killed{survived} ({score})")
+        stale = stale_files(env.srcdir, name, cats[name], ledger)
+        if stale:
+            lines.append(f"  · **out of date**: {', '.join('``' + f + '``' for f in stale)} changed after these "
+                         f"mutations ran")
+    return lines + [""]
+
+
+def chapter_lines(env, chapter):
+    """On the Claims page, before a chapter's claims: its mutations, what each models, and what
+    each turned red (folded), and a warning if the chapter changed after they ran."""
+    cats, ledger = load(env)
+    mutations = cats.get(chapter, [])
+    if ledger is None or not mutations:
+        return []
+    lines = []
+    stale = stale_files(env.srcdir, chapter, mutations, ledger)
+    if stale:
+        lines += [".. container:: litgrad-unbitten", "",
+                  f"   The ledger is out of date for this chapter: {', '.join(stale)} changed after its "
+                  f"mutations ran (``tools/mutate {chapter[:2]}`` reruns them).", ""]
+    lines += [".. raw:: html", "", f'   <details class="litgrad-fold"><summary>The chapter\'s {len(mutations)} '
+              f'mutations, and what each turned red</summary>', ""]
+    for m in mutations:
+        r = result(ledger, chapter, m["name"]) or {"status": "not run"}
+        red = len((r.get("red") or {}).get(chapter) or [])
+        what = {"killed": f"killed: {red} claim{'s' if red != 1 else ''} red",
+                "survived": f"survived: {m.get('survives', 'no reason given')}"}.get(r["status"], r["status"])
+        lines += [f"* **{rst(m['name'])}** (``{m['file']}``): {rst(m['bug'])}. *{rst(what)}*"]
+    lines += ["", ".. raw:: html", "", "   </details>", ""]
+    return lines
