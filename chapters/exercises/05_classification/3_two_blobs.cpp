@@ -1,26 +1,31 @@
 // Exercise 5.3 · The Bayes rate of two blobs
 // ==========================================
 //
-// Section 3 computed the best possible accuracy for three blobs with a grid. For two
-// blobs, normal with standard deviation 1 around centres a distance :math:`d` apart,
-// in equal numbers, it has a closed form. Find it and write it. The tests compare it
-// with 200,000 sampled points at :math:`d` = 1, 2 and 3, each within four standard
-// errors, and check that far-apart blobs are told apart almost surely.
+// Section 4 compared classifiers with the Bayes classifier, the rule that gives each
+// point its most probable class, without a formula for its accuracy. For two blobs
+// there is one. Class 0 is normal with standard deviation 1 around :math:`(0, 0)`,
+// class 1 the same around :math:`(d, 0)`, and a point belongs to class 0 with
+// probability :math:`\pi` (the *prior*) and to class 1 with :math:`1 - \pi`. The most
+// probable class at :math:`x` is the one with the larger prior times density. Find the
+// Bayes rate, the accuracy of that rule, as a function of :math:`d` and :math:`\pi`,
+// and write it. Section 5 used the case :math:`\pi = \tfrac12`, :math:`d = 2`. The
+// tests compare yours with the rule applied to 200,000 sampled points, and check the
+// cases you can answer without a formula.
 
 // %% hint
-// The best rule picks the nearer centre, so only the distance along the line through
-// the centres matters, and along that line a point's noise is a standard normal. How
-// far towards the other centre may the noise carry a point before the point is nearer
-// to it? The standard normal's distribution function can be written with ``std::erfc``
-// from ``<cmath>``; check what erfc is the integral of before you use it.
+// Write the condition "class 0 is more probable at x" and simplify it: the squares of
+// x cancel, and what is left depends on one coordinate only, through a threshold.
+// Then each class is right on one side of that threshold; how much of a standard
+// normal lies there? The standard normal's distribution function is
+// Φ(t) = erfc(-t / √2) / 2, with std::erfc from <cmath>.
 
 // %% fold: includes
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
-#include <exercise_checks.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
@@ -28,69 +33,58 @@ using namespace litgrad;
 // %%
 // The function to write, in ``exercises/05_classification/3_two_blobs.cpp``:
 
-double two_blob_bayes_rate(double distance);
-
-// %% fold: sampled accuracies, and what yours at d = 1 points to
-namespace {
-// The accuracy of the nearest-centre rule for blobs d apart, from 200,000 sampled
-// points of class 0 (at the origin; class 1 is at (d, 0)).
-double sampled_accuracy(double d, Generator& gen) {
-  const Tensor x = randn({200000, 2}, gen);
-  return mean((select(x, 1, 0) < d / 2).to(DType::Float64)).item();
-}
-
-// Yours at d = 1 against the sampled accuracies at 1, √2 and 2, each within four
-// standard errors, and the mistake that points to.
-std::string rate_problem() {
-  Generator gen(11);
-  const double at1 = sampled_accuracy(1, gen),
-               at_root2 = sampled_accuracy(std::sqrt(2.0), gen),
-               at2 = sampled_accuracy(2, gen), yours = two_blob_bayes_rate(1);
-  const auto near = [](double a, double b) { return std::fabs(a - b) < 4 * 0.0012; };
-  std::string s = "at d = 1 yours is " + exercise::number(yours) +
-                  "; sampled: " + exercise::number(at1);
-  if (yours > 1)
-    return s +
-           ": an accuracy above 1; erfc runs from 2 down to 0; this points to "
-           "erfc's value not halved";
-  if (near(yours, 1 - at1))
-    return s +
-           ": yours is the share of points on the wrong side; this points to the "
-           "error rate instead of the accuracy";
-  if (near(yours, at2) && !near(yours, at1))
-    return s +
-           ": yours is the accuracy of blobs 2 apart; this points to the whole "
-           "distance where half of it decides";
-  if (near(yours, at_root2) && !near(yours, at1))
-    return s +
-           ": yours is the accuracy of blobs √2 apart; the normal's distribution "
-           "function is erfc of t/√2, not of t; this points to erfc's argument not "
-           "divided by √2";
-  return s;
-}
-}  // namespace
+double two_blob_bayes_rate(double distance, double prior);
 
 // %%
 // The tests.
 
 TEST_CASE(
-    "it matches the nearest-centre rule on 200,000 sampled points, for d = 1, 2, 3") {
-  const std::string why = exercise::quietly(rate_problem);
-  INFO(why);
+    "it matches the most-probable-class rule on 200,000 sampled points, for d = 1, 2, "
+    "3 and priors 1/2 and 4/5, within four standard errors, and is never below "
+    "max(π, 1 - π)") {
   Generator gen(7);
-  for (double d : {1.0, 2.0, 3.0}) {
-    // Class 0 at (0, 0), class 1 at (d, 0): a class-0 point is right when x < d/2.
-    const double sampled = sampled_accuracy(d, gen);
-    const double yours = two_blob_bayes_rate(d);
-    const double se = std::sqrt(yours * (1 - yours) / 200000);
-    INFO("d = ", d, ": sampled ", sampled, ", yours ", yours);
-    CHECK(std::fabs(sampled - yours) < 4 * se);
+  const std::int64_t n = 200000;
+  for (double prior : {0.5, 0.8})
+    for (double d : {1.0, 2.0, 3.0}) {
+      // Classes drawn with the prior, points around their centres.
+      const Tensor cls = (rand({n}, gen) >= prior).to(DType::Float64);  // 1: class 1
+      const Tensor x = select(randn({n, 2}, gen), 1, 0) + d * cls;
+      // The rule: class 1 where (1 - π) φ(x - d) > π φ(x).
+      const Tensor one =
+          gt((1 - prior) * exp(-0.5 * (x - d) * (x - d)), prior * exp(-0.5 * x * x))
+              .to(DType::Float64);
+      const double sampled = mean(eq(one, cls).to(DType::Float64)).item();
+      const double yours = two_blob_bayes_rate(d, prior);
+      const double se = std::sqrt(sampled * (1 - sampled) / n);
+      INFO("d = ", d, ", prior ", prior, ": the rule is right on ", sampled,
+           " of the sampled points; yours says ", yours);
+      const std::string question =
+          prior == 0.5 ? "where is the threshold, and how much of each blob "
+                         "lies on its own side?"
+                       : "with unequal priors, does the threshold move from "
+                         "halfway toward the rarer class's centre, and by the "
+                         "right amount?";
+      CHECK_MESSAGE(std::fabs(sampled - yours) < 4 * se, question);
+      CHECK_MESSAGE(
+          yours >= std::max(prior, 1 - prior),
+          "always saying the more common class is right on max(π, 1 - π) of "
+          "the points, and the best rule does no worse: is each class counted "
+          "on its own side of the threshold?");
+    }
+}
+
+TEST_CASE(
+    "blobs on top of each other: the best rule always says the more common class") {
+  for (double prior : {0.5, 0.8, 0.3}) {
+    INFO("d = 0, prior ", prior, ": yours says ", two_blob_bayes_rate(0, prior));
+    CHECK_MESSAGE(
+        std::fabs(two_blob_bayes_rate(0, prior) - std::max(prior, 1 - prior)) < 1e-12,
+        "at d = 0 the blobs coincide and no threshold divides them: does your "
+        "formula still hold there?");
   }
 }
 
 TEST_CASE("blobs 10 apart are told apart with accuracy above 1 - 1e-6") {
-  const std::string why = exercise::quietly(rate_problem);
-  INFO(why);
-  CHECK(two_blob_bayes_rate(10) > 1 - 1e-6);
-  CHECK(two_blob_bayes_rate(10) <= 1);
+  CHECK(two_blob_bayes_rate(10, 0.5) > 1 - 1e-6);
+  CHECK(two_blob_bayes_rate(10, 0.5) <= 1);
 }

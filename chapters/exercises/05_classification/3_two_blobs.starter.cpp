@@ -3,8 +3,8 @@
 #include <cmath>
 
 // The best accuracy for two unit-variance normal blobs whose centres are `distance`
-// apart, in equal numbers.
-double two_blob_bayes_rate(double distance) {
-  (void)distance;
-  return 0.5;  // right for blobs on top of each other, and only for those
+// apart, class 0 having probability `prior` and class 1 the rest.
+double two_blob_bayes_rate(double distance, double prior) {
+  (void)distance, (void)prior;
+  return 0.5;  // a coin toss: right only for equal priors and blobs that coincide
 }

@@ -3,18 +3,17 @@
 // attention. Only the library's own .cpp files (and the kernels' tests) include this.
 //
 // The arithmetic, which both rooms (kernels/room.hpp) do in the same order: every element of
-// C = op(A) op(B), n x k times k x m, is a sum of its k products a(i,p) b(p,j), added in one of
-// two orders that plan() picks from the sizes alone:
-//  - four sums: products p = r, r+4, r+8, ... into partial sum s_r (r = 0..3, each from +0),
-//    then c = (s0 + s1) + (s2 + s3). For short sums (k <= 8), few of them, or tiny products.
-//  - a chain: s = +0, then s = s + a(i,p) b(p,j) for p = 0, 1, 2, ..., each step one fused
-//    multiply-add where the CPU has FMA (as Eigen's kernels add), else a product then a sum;
-//    for large products (GEMM) in blocks of kDepthBlock terms, each block's chain added to the
-//    total in turn, c = ((+0 + chain_1) + chain_2) + ...
+// C = op(A) op(B), n x k times k x m, is a sum of its k products a(i,p) b(p,j), added as a
+// chain: s = +0, then s = s + a(i,p) b(p,j) for p = 0, 1, 2, ..., each step one fused
+// multiply-add where the CPU has FMA (as Eigen's kernels add), else a product then a sum; in
+// blocks of kDepthBlock terms, each block's chain added to the total in turn,
+// c = ((+0 + chain_1) + chain_2) + ... (one block, a single chain, when k <= kDepthBlock).
 // With `overwrite` C gets the sum; otherwise each element becomes c + sum, rounded once.
-// Either way an element depends only on its row of op(A) and its column of op(B), never on
-// where they sit, so equal inputs give bit-identical outputs anywhere in a batch (the book's
-// exact claims rest on it).
+// An element depends only on its row of op(A) and its column of op(B), never on where they sit
+// or how many rows and columns are computed beside it, and terms that are zero at the end of a
+// sum change nothing (s + 0 b is s). So a row computed alone has the bits it has among other
+// rows: a decoder that feeds one new token through its layers gets exactly the bits of feeding
+// the whole sequence (the KV cache's promise), and the book's exact claims rest on the same.
 
 #include <algorithm>
 #include <cstdint>
@@ -30,22 +29,20 @@ namespace litgrad::kernels {
 /// from the CPU's caches), so that the bits depend on no cache size.
 constexpr std::int64_t kDepthBlock = 512;
 
-/// How the elements of an n x k times k x m product are summed (see the top of this file).
+/// Which code the fast room runs for an n x k times k x m product (the order is always the
+/// chain of the top of this file; only the speed depends on the path).
 struct ProductPlan {
-  enum class Order { FourSums, Chain };
-  enum class Path { Small, Coefficients, Gemm };  // which code the fast room runs
-  Order order;
+  enum class Path { Small, Coefficients, Gemm };
   Path path;
-  std::int64_t block;  // Chain: terms per block (k or more: one block)
+  std::int64_t block;  // terms per block of the chain: kDepthBlock
 };
 
 inline ProductPlan plan(std::int64_t n, std::int64_t k, std::int64_t m) {
-  using Order = ProductPlan::Order;
   using Path = ProductPlan::Path;
-  if (n * k * m <= 512) return {Order::FourSums, Path::Small, k};           // tiny
-  if (k >= 8 && n >= 16 && m >= 16) return {Order::Chain, Path::Gemm, kDepthBlock};  // large
-  if (k <= 8 || n * m <= 64) return {Order::FourSums, Path::Small, k};      // short sums, or few
-  return {Order::Chain, Path::Coefficients, k};                              // one chain each
+  if (n * k * m <= 512 || k <= 8) return {Path::Small, kDepthBlock};  // tiny, or short sums
+  if (n >= 16 && m >= 16) return {Path::Gemm, kDepthBlock};           // large
+  if (k <= kDepthBlock) return {Path::Coefficients, kDepthBlock};      // one block each
+  return {Path::Gemm, kDepthBlock};  // a long sum with few rows or columns: padded GEMM
 }
 
 namespace plain {
@@ -64,7 +61,7 @@ class Product {
 }  // namespace plain
 
 namespace fast {
-/// The fast room's products: Eigen's GEMM and coefficient-based product, and SIMD four sums.
+/// The fast room's products: Eigen's GEMM and coefficient-based product, and SIMD rows of chains.
 class Product {
  public:
   Product(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms = true);
@@ -102,9 +99,8 @@ using Product = room::Product;
 /// matrices gets one product, or one product sums them all, C is written directly; otherwise it
 /// is zeroed and the products added, in the batch's row-major order. C need not be
 /// initialised, unless `accumulate`: then the products are added to what C holds (a bias, say).
-/// A batch sharing one matrix (a Linear layer's weight, say) is stacked into one tall product,
-/// which may change the plan (and so the bits) against products one at a time; both rooms
-/// stack the same way.
+/// A batch sharing one matrix (a Linear layer's weight, say) is stacked into one tall product:
+/// that changes only n, so the bits are those of the products one at a time.
 inline void batched_product(const Shape& batch, double* c, const Shape& cb, std::int64_t n, std::int64_t m,
                             const double* a, const Shape& ab, std::int64_t ar, std::int64_t ac, bool ta,
                             const double* b, const Shape& bb, std::int64_t br, std::int64_t bc, bool tb,

@@ -40,10 +40,9 @@ using RowMap = Eigen::Map<RowMajorMatrix>;
 // for the coefficient-based product, we hand Eigen zero-padded copies: whole tiles for GEMM,
 // whole SIMD packets of rows for the coefficient-based product; then we copy the product out.
 // GEMM pays for its packing only when all three sizes are large (plan() in kernels/product.hpp
-// picks the path). Products with short sums (k <= 8, such as a Linear layer on two features),
-// with few outputs each summing many terms (a weight's gradient summed over a whole batch, where
-// Eigen's coefficient path would run one long dependent chain per output), and tiny ones go to
-// small_product (kernels/fast/small_product.hpp), which adds them in four sums.
+// picks the path). Tiny products and short sums (k <= 8, such as a Linear layer on two
+// features) go to small_product (kernels/fast/small_product.hpp), which adds the same chains
+// with no setting up.
 constexpr Eigen::Index kTileRows = Eigen::internal::gebp_traits<double, double>::mr;
 constexpr Eigen::Index kTileCols = Eigen::internal::gebp_traits<double, double>::nr;
 constexpr Eigen::Index kPacket = Eigen::internal::packet_traits<double>::size;
@@ -174,7 +173,9 @@ class Product::Impl {
     // Eigen's GEMM adds into C: each element becomes C + (its sum), rounded once, as adding the
     // product afterwards would give, when each sum is added in one pass (one_pass()).
     const bool gemm = path_ == Path::Gemm;
-    direct_ = gemm && n % kTileCols == 0 && (overwrite || one_pass(n, k, m));
+    // The direct path is for GEMM's large sizes only: a long sum with a narrow C also goes to
+    // GEMM (plan()), and written directly Eigen adds some of its columns in another order.
+    direct_ = gemm && n >= 16 && m >= 16 && n % kTileCols == 0 && (overwrite || one_pass(n, k, m));
     if (direct_) {
       skips_terms_ = skip_zero_terms && one_pass(n, k, m);
       return;

@@ -44,27 +44,16 @@ void Product::add(double* c, const double* a, std::int64_t ar, std::int64_t ac, 
   std::vector<double> y(static_cast<std::size_t>(k_ * m_));
   for (std::int64_t p = 0; p < k_; ++p)
     for (std::int64_t j = 0; j < m_; ++j) y[p * m_ + j] = tb ? b[j * bc + p] : b[p * bc + j];
-  std::vector<double> total(m_), chain(m_), part(4 * m_);
+  std::vector<double> total(m_), chain(m_);
   for (std::int64_t i = 0; i < n_; ++i) {
     const double* x = a + i * a_row;  // op(A)'s row i, x[p a_step]
-    if (plan_.order == ProductPlan::Order::FourSums) {
-      // Term p into partial sum p mod 4 (each from +0); then (s0 + s1) + (s2 + s3).
-      std::fill(part.begin(), part.end(), 0.0);
-      for (std::int64_t p = 0; p < k_; ++p) {
-        double* s = part.data() + (p % 4) * m_;
-        for (std::int64_t j = 0; j < m_; ++j) s[j] = s[j] + x[p * a_step] * y[p * m_ + j];
-      }
-      for (std::int64_t j = 0; j < m_; ++j)
-        total[j] = (part[j] + part[m_ + j]) + (part[2 * m_ + j] + part[3 * m_ + j]);
-    } else {
-      // One chain per block of terms (each from +0), the blocks' chains added in turn.
-      std::fill(total.begin(), total.end(), 0.0);
-      for (std::int64_t p0 = 0; p0 < k_; p0 += plan_.block) {
-        std::fill(chain.begin(), chain.end(), 0.0);
-        for (std::int64_t p = p0; p < std::min(k_, p0 + plan_.block); ++p)
-          for (std::int64_t j = 0; j < m_; ++j) chain[j] = multiply_add(x[p * a_step], y[p * m_ + j], chain[j]);
-        for (std::int64_t j = 0; j < m_; ++j) total[j] = total[j] + chain[j];
-      }
+    // One chain per block of terms (each from +0), the blocks' chains added in turn.
+    std::fill(total.begin(), total.end(), 0.0);
+    for (std::int64_t p0 = 0; p0 < k_; p0 += plan_.block) {
+      std::fill(chain.begin(), chain.end(), 0.0);
+      for (std::int64_t p = p0; p < std::min(k_, p0 + plan_.block); ++p)
+        for (std::int64_t j = 0; j < m_; ++j) chain[j] = multiply_add(x[p * a_step], y[p * m_ + j], chain[j]);
+      for (std::int64_t j = 0; j < m_; ++j) total[j] = total[j] + chain[j];
     }
     double* row = c + i * m_;
     for (std::int64_t j = 0; j < m_; ++j) row[j] = overwrite_ ? total[j] : row[j] + total[j];

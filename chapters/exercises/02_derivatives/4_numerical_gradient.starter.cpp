@@ -1,5 +1,5 @@
-// Exercise 2.3 · A numerical gradient of a tensor function. This is your file: write
-// numerical_gradient below, then run `tools/exercise check 02.3`.
+// Exercise 2.4 · A numerical gradient of a tensor function. This is your file: write
+// numerical_gradient below, then run `tools/exercise check 02.4`.
 #include <functional>
 
 #include <litgrad/litgrad.hpp>

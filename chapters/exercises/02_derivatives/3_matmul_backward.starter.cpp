@@ -1,5 +1,5 @@
-// Exercise 2.2 · The backward of a matrix product. This is your file: write
-// matmul_backward below, then run `tools/exercise check 02.2`.
+// Exercise 2.3 · The backward of a matrix product. This is your file: write
+// matmul_backward below, then run `tools/exercise check 02.3`.
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;

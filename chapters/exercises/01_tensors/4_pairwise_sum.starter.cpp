@@ -1,5 +1,5 @@
-// Exercise 1.3 · A sum whose error grows slowly. This is your file: write pairwise_sum
-// below, then run `tools/exercise check 01.3`.
+// Exercise 1.4 · A sum whose error grows slowly. This is your file: write pairwise_sum
+// below, then run `tools/exercise check 01.4`.
 #include <vector>
 
 // The sum of x, added in pairs.

@@ -1,5 +1,5 @@
-// Exercise 4.3 · A stack of linear layers is one. This is your file: write collapse
-// below, then run `tools/exercise check 04.3`.
+// Exercise 4.1 · A stack of linear layers is one. This is your file: write collapse
+// below, then run `tools/exercise check 04.1`.
 #include <vector>
 
 #include <litgrad/litgrad.hpp>

@@ -1,4 +1,4 @@
-// Exercise 2.3 · A numerical gradient of a tensor function: the reference solution.
+// Exercise 2.4 · A numerical gradient of a tensor function: the reference solution.
 #include <functional>
 
 #include <litgrad/litgrad.hpp>

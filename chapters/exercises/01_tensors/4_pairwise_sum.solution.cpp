@@ -1,4 +1,4 @@
-// Exercise 1.3 · A sum whose error grows slowly: the reference solution.
+// Exercise 1.4 · A sum whose error grows slowly: the reference solution.
 #include <cstddef>
 #include <vector>
 

@@ -1,4 +1,4 @@
-// Exercise 4.3 · A stack of linear layers is one: the reference solution.
+// Exercise 4.1 · A stack of linear layers is one: the reference solution.
 #include <vector>
 
 #include <litgrad/litgrad.hpp>

@@ -1,4 +1,4 @@
-// Exercise 2.2 · The backward of a matrix product: the reference solution.
+// Exercise 2.3 · The backward of a matrix product: the reference solution.
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
