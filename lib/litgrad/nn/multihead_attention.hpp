@@ -116,6 +116,8 @@ class MultiheadAttention : public Module {
   /// whole sequence s so far: every sum in litgrad adds its terms in an order that depends on
   /// nothing but their count, and masked keys add zeros.
   /// \param x `[L, N, E]` (`[N, L, E]` with batch_first, `[L, E]` unbatched): the new tokens.
+  /// \param cache the keys and values of the tokens seen so far (empty to start); the new
+  ///   tokens' are appended.
   /// \returns the attention's output for the new tokens, shaped as \p x.
   /// \throws ShapeError when x's features are not E or the cache holds another batch or head
   ///   size; ValueError for a layer with kdim or vdim != E, add_bias_kv or add_zero_attn, or in
