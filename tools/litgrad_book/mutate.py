@@ -222,8 +222,8 @@ def run(selected, book):
                 programs = programs_for(m, list(book))
                 if m["catalogue"] == "lib":
                     judge_in_turn(entry, programs, timeouts)
-                else:
-                    ok, output = build()
+                else:  # a chapter's catalogue: only its own programs need building
+                    ok, output = build([os.path.basename(program) for _, program in programs])
                     if not ok:
                         does_not_compile(entry, output)
                     else:
