@@ -896,5 +896,14 @@ TEST_CASE(
               book::at_most(22 * kU));
 }
 
+// %% 4 · Where next
+//
+// This model reads one word at a time, a letter at a time, from an alphabet of 27
+// symbols. Running text is more than that: capitals, digits, punctuation, spaces
+// between words and letters from other alphabets, and at a letter per step its
+// sequences grow long. Chapter 11 turns text of any kind into *tokens*: from bytes to
+// the pieces of words that byte-pair encoding learns from WordNet's definitions, with
+// what each size of vocabulary costs and saves.
+
 // %% fold: the end of the file's namespace
 }  // namespace
