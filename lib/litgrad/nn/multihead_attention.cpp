@@ -202,8 +202,8 @@ AttentionOutput MultiheadAttention::forward(const Tensor& query, const Tensor& k
   const double p = is_training() ? options.dropout : 0.0;
   const AttentionOutput a = detail::attention(qh, kh, vh, mask, causal, p, *gen_);
 
-  // 9. Concatenate the heads and project: [N*H, L, E/H] -> [L, N*H, E/H] -> [L, N, E] -> out_proj.
-  Tensor out = out_proj(reshape(transpose(a.output, 0, 1), {L, N, E}));
+  // 9. Concatenate the heads and project.
+  Tensor out = merge_heads(a.output, L, N);
   Tensor weights;
   if (need_weights) {
     weights = reshape(a.weights, {N, H, L, a.weights.size(-1)});
@@ -216,6 +216,11 @@ AttentionOutput MultiheadAttention::forward(const Tensor& query, const Tensor& k
     out = transpose(out, 0, 1);
   }
   return {out, weights};
+}
+
+// The heads' outputs side by side, projected: [N*H, L, E/H] -> [L, N*H, E/H] -> [L, N, E] -> out_proj.
+Tensor MultiheadAttention::merge_heads(const Tensor& heads, std::int64_t L, std::int64_t N) const {
+  return out_proj(reshape(transpose(heads, 0, 1), {L, N, embed_dim}));
 }
 
 Tensor MultiheadAttention::forward_cached(const Tensor& x, KVCache& cache) const {
@@ -259,8 +264,8 @@ Tensor MultiheadAttention::forward_cached(const Tensor& x, KVCache& cache) const
   const AttentionOutput a = detail::attention(qh, keys, values, mask, causal, 0.0, *gen_);
   cache.keys = keys;
   cache.values = values;
-  // 5. Concatenate the heads and project, and back to x's layout (forward()'s step 9).
-  Tensor out = out_proj(reshape(transpose(a.output, 0, 1), {L, N, E}));
+  // 5. Concatenate the heads and project, and back to x's layout.
+  Tensor out = merge_heads(a.output, L, N);
   if (!batched) return squeeze(out, 1);
   return options.batch_first ? transpose(out, 0, 1) : out;
 }

@@ -143,6 +143,7 @@ class MultiheadAttention : public Module {
   Linear out_proj;        ///< E to E
 
  private:
+  Tensor merge_heads(const Tensor& heads, std::int64_t L, std::int64_t N) const;
   Generator* gen_;  // for dropout
 };
 

@@ -56,33 +56,33 @@ Tensor TransformerEncoderLayer::feed_forward_block(const Tensor& x) const {
   return dropout2(linear2(dropout(activated)));
 }
 
-// src: [L, N, E] ([N, L, E] with batch_first, [L, E] unbatched); result: the same.
-Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mask,
-                                        const Tensor& src_key_padding_mask, bool is_causal) const {
-  if (src.dim() != 2 && src.dim() != 3)
-    throw ShapeError("TransformerEncoderLayer: src of shape " + to_string(src.shape()) +
-                     " should be [L, N, E], [N, L, E] with batch_first, or [L, E] unbatched");
+// The block's two sub-blocks around `attend`, the self-attention part (which forward() and
+// forward_cached() give): x [L, N, E] ([N, L, E] with batch_first, [L, E] unbatched) in and out.
+Tensor TransformerEncoderLayer::block(const Tensor& src, const std::function<Tensor(const Tensor&)>& attend) const {
   Tensor x = src;
   if (options.norm_first) {
-    x = x + self_attention_block(norm1(x), src_mask, src_key_padding_mask, is_causal);
+    x = x + attend(norm1(x));
     x = x + feed_forward_block(norm2(x));
   } else {
-    x = norm1(x + self_attention_block(x, src_mask, src_key_padding_mask, is_causal));
+    x = norm1(x + attend(x));
     x = norm2(x + feed_forward_block(x));
   }
   return x;
 }
 
+Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mask,
+                                        const Tensor& src_key_padding_mask, bool is_causal) const {
+  if (src.dim() != 2 && src.dim() != 3)
+    throw ShapeError("TransformerEncoderLayer: src of shape " + to_string(src.shape()) +
+                     " should be [L, N, E], [N, L, E] with batch_first, or [L, E] unbatched");
+  return block(src, [&](const Tensor& x) {
+    return self_attention_block(x, src_mask, src_key_padding_mask, is_causal);
+  });
+}
+
 Tensor TransformerEncoderLayer::forward_cached(const Tensor& src, KVCache& cache) const {
-  Tensor x = src;  // dropout1 and dropout2 are off in evaluation, which forward_cached asks
-  if (options.norm_first) {
-    x = x + dropout1(self_attn.forward_cached(norm1(x), cache));
-    x = x + feed_forward_block(norm2(x));
-  } else {
-    x = norm1(x + dropout1(self_attn.forward_cached(x, cache)));
-    x = norm2(x + feed_forward_block(x));
-  }
-  return x;
+  // forward_cached asks for evaluation, where dropout1 is off
+  return block(src, [&](const Tensor& x) { return dropout1(self_attn.forward_cached(x, cache)); });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 /// `nn::TransformerEncoder`, a stack of such layers, as `torch.nn.TransformerEncoder`.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -99,6 +100,7 @@ class TransformerEncoderLayer : public Module {
   Dropout dropout2;                        ///< after the network
 
  private:
+  Tensor block(const Tensor& src, const std::function<Tensor(const Tensor&)>& attend) const;
   Generator* gen_;
 };
 
