@@ -48,7 +48,8 @@ Tensor ids(const std::vector<int>& list) {
 // A model of V words and width D with random numbers; `scale` multiplies the table.
 SkipGramModel random_model(int V, int D, std::uint64_t seed, double scale = 1) {
   Generator gen(seed);
-  SkipGramModel m{V, D};
+  SkipGramModel m;
+  m.V = V, m.D = D;
   m.table = (scale * randn({V, D}, gen)).to_vector();
   m.weight = (0.5 * randn({V, D}, gen)).to_vector();
   m.bias = (0.1 * randn({V}, gen)).to_vector();

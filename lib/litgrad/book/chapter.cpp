@@ -114,10 +114,6 @@ bool check(const std::string& name, double value, const std::string& description
   return false;
 }
 
-void measured(const std::string& name, double value, const std::string& description, const Bound& bound) {
-  check(name, value, description, bound);
-}
-
 bool check_seeds(const std::string& name, const std::string& description, const Bound& bound,
                  const std::vector<std::uint64_t>& seeds, const std::function<double(std::uint64_t)>& measure,
                  Where where) {

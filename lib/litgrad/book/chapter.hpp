@@ -55,11 +55,6 @@ Bound between(double low, double high);
 /// \endcode
 void measured(const std::string& name, double value, const std::string& description);
 
-/// \brief The older spelling of check(), kept while chapters move to check(); it records and
-/// checks the same way. \deprecated Use check().
-void measured(const std::string& name, double value, const std::string& description,
-              const Bound& bound);
-
 /// \brief Where a call was written: a default argument of check(), filled in at the caller.
 struct Where {
   const char* file;  ///< the caller's file
