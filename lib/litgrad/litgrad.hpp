@@ -8,6 +8,7 @@
 #include "litgrad/dropout.hpp"      // dropout
 #include "litgrad/elementwise.hpp"  // + - * /, exp, log, tanh, sqrt, clamp, gelu, ..., where, masked_fill
 #include "litgrad/error.hpp"        // ShapeError, ValueError, IndexError, AutogradError
+#include "litgrad/flop_counter.hpp"  // FlopCounter
 #include "litgrad/function.hpp"     // autograd::Function, custom operations
 #include "litgrad/gradcheck.hpp"    // gradcheck
 #include "litgrad/indexing.hpp"     // select, slice, gather, index_select, cat, stack, split, tril, one_hot

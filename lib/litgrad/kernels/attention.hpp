@@ -20,6 +20,7 @@
 
 #include <cstdint>
 
+#include "litgrad/flop_counter.hpp"
 #include "litgrad/kernels/room.hpp"
 #include "litgrad/shape.hpp"
 
@@ -62,6 +63,7 @@ void attention_weights_backward(const double* g, const double* w, const double* 
 /// file says.
 inline void attention_weights(const double* q, const double* k, const AttentionMask& mask, bool causal,
                               const AttentionShape& shape, double* scaled, double* w) {
+  detail::count_multiply_adds(numel(shape.batch) * shape.L * shape.S * shape.E);  // the scores q kᵀ
   room::attention_weights(q, k, mask, causal, shape, scaled, w);
 }
 
@@ -69,6 +71,8 @@ inline void attention_weights(const double* q, const double* k, const AttentionM
 /// the weights w, and the scaled query and the key of the forward.
 inline void attention_weights_backward(const double* g, const double* w, const double* scaled, const double* k,
                                        const AttentionShape& shape, double* dq, double* dk) {
+  // dq = g' k and dk = g'ᵀ q, each L S E multiply-adds, for those asked for
+  detail::count_multiply_adds(numel(shape.batch) * shape.L * shape.S * shape.E * ((dq != nullptr) + (dk != nullptr)));
   room::attention_weights_backward(g, w, scaled, k, shape, dq, dk);
 }
 

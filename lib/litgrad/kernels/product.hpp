@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "litgrad/flop_counter.hpp"
 #include "litgrad/kernels/broadcast.hpp"
 #include "litgrad/kernels/room.hpp"
 #include "litgrad/shape.hpp"
@@ -89,7 +90,26 @@ class Product {
 /// With `columns` (n counts), row i of C is needed only in its first columns[i] columns: the
 /// product may leave the rest of the row unwritten, and sets columns[i] to how many it wrote
 /// (at least as many as asked). Every element written is the one the whole product has.
-using Product = room::Product;
+/// Every add() counts its n k m multiply-adds (or k times the columns asked for, with
+/// `columns`) for FlopCounter.
+class Product : public room::Product {
+ public:
+  Product(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms = true)
+      : room::Product(n, k, m, overwrite, skip_zero_terms), n_(n), k_(k), m_(m) {}
+  void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
+           std::int64_t bc, bool tb, std::int64_t* columns = nullptr) {
+    std::int64_t asked = n_ * m_;
+    if (columns) {
+      asked = 0;
+      for (std::int64_t i = 0; i < n_; ++i) asked += columns[i];
+    }
+    detail::count_multiply_adds(asked * k_);
+    room::Product::add(c, a, ar, ac, ta, b, br, bc, tb, columns);
+  }
+
+ private:
+  std::int64_t n_, k_, m_;
+};
 
 /// C = the sum, over every index of `batch`, of op(A[a]) op(B[b]) placed in C[c], where op
 /// transposes when asked and the batch shapes of C, A and B (cb, ab, bb) each broadcast to
