@@ -89,6 +89,12 @@ TEST_CASE("k = 0, k >= V and p = 1 leave the scores as they are, every bit") {
   const Tensor copy = logits.clone().detach();
   for (std::int64_t k : {0, 30, 31}) CHECK(test::identical(top_k_filter(logits, k), copy));
   CHECK(test::identical(top_p_filter(logits, 1.0), copy));
+  // Even where the running sum reaches 1 at the first token: softmax gives [0, -50, -60] the
+  // probabilities 1 (rounded), 2e-22 and 9e-27, so any p < 1 keeps the first token alone.
+  const Tensor peaked = tensor({0, -50, -60});
+  REQUIRE(softmax(peaked, -1).data()[0] == 1.0);
+  CHECK(test::identical(top_p_filter(peaked, 1.0), peaked));
+  CHECK(test::identical(top_p_filter(peaked, 0.999), tensor({0, -INFINITY, -INFINITY})));
 }
 
 TEST_CASE("top_k_filter keeps the k highest scores and every score tied with the k-th, as Hugging Face's") {
