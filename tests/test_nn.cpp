@@ -124,3 +124,37 @@ TEST_CASE("xavier_uniform_ draws within gain * sqrt(6 / (fan_in + fan_out))") {
   Tensor v = zeros({3});
   CHECK_THROWS_WITH_AS(nn::init::xavier_uniform_(v), "xavier_uniform_: needs a tensor with at least 2 dimensions, got [3]", ShapeError);
 }
+
+TEST_CASE("normal_ draws mean and standard deviation within five standard errors over 200,000 draws, for three seeds") {
+  // n = 200,000 normals of mean 2 and standard deviation 3: the sample mean has standard error
+  // 3 / sqrt(n) = 0.0067, the sample standard deviation about 3 / sqrt(2n) = 0.0047; five
+  // standard errors fail a correct draw with probability below 1e-6.
+  const double n = 200000;
+  for (std::uint64_t seed : {30, 31, 32}) {
+    Generator gen(seed);
+    Tensor w = zeros({400, 500});
+    nn::init::normal_(w, 2.0, 3.0, gen);
+    CHECK(std::fabs(mean(w).item() - 2.0) < 5 * 3.0 / std::sqrt(n));
+    CHECK(std::fabs(litgrad::std(w).item() - 3.0) < 5 * 3.0 / std::sqrt(2 * n));
+  }
+  // The same generator state gives mean + std * randn, bit for bit; std = 0 gives the mean.
+  Generator a(33), b(33);
+  Tensor w = zeros({5, 7});
+  nn::init::normal_(w, -1.0, 0.5, a);
+  CHECK(test::identical(w, 0.5 * randn({5, 7}, b) + -1.0));
+  nn::init::normal_(w, 0.25, 0.0, a);
+  CHECK(test::identical(w, full({5, 7}, 0.25)));
+  CHECK_THROWS_WITH_AS(nn::init::normal_(w, 0.0, -1.0), "normal_: std must be >= 0, got -1.000000", ValueError);
+  CHECK_THROWS_WITH_AS(nn::init::normal_(w, 0.0, NAN), "normal_: std must be >= 0, got nan", ValueError);
+}
+
+TEST_CASE("constant_, zeros_ and ones_ write exactly their value into every element, parameters included") {
+  nn::Linear layer(3, 4);
+  nn::init::constant_(layer.weight, 0.1);
+  CHECK(test::identical(layer.weight, full({4, 3}, 0.1)));
+  nn::init::zeros_(layer.bias);
+  CHECK(test::identical(layer.bias, zeros({4})));
+  nn::init::ones_(layer.weight);
+  CHECK(test::identical(layer.weight, ones({4, 3})));
+  CHECK(layer.weight.requires_grad());
+}

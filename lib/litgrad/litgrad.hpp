@@ -17,7 +17,7 @@
 #include "litgrad/nn/activation.hpp"  // nn::ReLU, nn::Tanh, nn::Sigmoid, nn::GELU, nn::Dropout
 #include "litgrad/nn/container.hpp"   // nn::Sequential, nn::ModuleList
 #include "litgrad/nn/embedding.hpp"   // nn::Embedding
-#include "litgrad/nn/init.hpp"        // nn::init::uniform_, xavier_uniform_
+#include "litgrad/nn/init.hpp"        // nn::init::uniform_, normal_, constant_, xavier_uniform_
 #include "litgrad/nn/layer_norm.hpp"  // nn::LayerNorm
 #include "litgrad/nn/linear.hpp"      // nn::Linear
 #include "litgrad/nn/module.hpp"      // nn::Module
@@ -32,6 +32,7 @@
 #include "litgrad/random.hpp"       // Generator, rand, randn, multinomial, manual_seed
 #include "litgrad/reduction.hpp"    // sum, mean, max, min, argmax, var, std, norm, topk
 #include "litgrad/reshaping.hpp"    // reshape, permute, transpose, squeeze, unsqueeze, flatten, expand, repeat
+#include "litgrad/sampling.hpp"     // sample, SamplingOptions, top_k_filter, top_p_filter
 #include "litgrad/shape.hpp"        // Shape, broadcast_shapes
 #include "litgrad/softmax.hpp"      // softmax, log_softmax, logsumexp
 #include "litgrad/state_dict.hpp"   // StateDict, save, load

@@ -14,6 +14,21 @@ void uniform_(Tensor& t, double low, double high, Generator& gen) {
   t.copy_(uniform(t.shape(), low, high, gen));
 }
 
+void normal_(Tensor& t, double mean, double std, Generator& gen) {
+  if (!(std >= 0)) throw ValueError("normal_: std must be >= 0, got " + std::to_string(std));
+  NoGradGuard no_grad;
+  t.copy_(std * randn(t.shape(), gen) + mean);
+}
+
+void constant_(Tensor& t, double value) {
+  NoGradGuard no_grad;
+  t.fill_(value);
+}
+
+void zeros_(Tensor& t) { constant_(t, 0.0); }
+
+void ones_(Tensor& t) { constant_(t, 1.0); }
+
 namespace {
 // fan_in + fan_out as torch counts them: size(1) and size(0), times the receptive field.
 double fan_sum(const char* op, const Tensor& t) {

@@ -15,6 +15,20 @@ namespace litgrad::nn::init {
 /// \brief Fills \p t with numbers uniform in `[low, high)`. \throws ValueError unless low < high.
 void uniform_(Tensor& t, double low, double high, Generator& gen = default_generator());
 
+/// \brief Fills \p t with normal numbers of mean \p mean and standard deviation \p std
+/// (`mean + std * z`, z standard normal), as `torch.nn.init.normal_`. `std = 0` writes
+/// exactly \p mean. \throws ValueError unless std >= 0 (a NaN std included).
+void normal_(Tensor& t, double mean = 0.0, double std = 1.0, Generator& gen = default_generator());
+
+/// \brief Fills \p t with \p value, as `torch.nn.init.constant_`.
+void constant_(Tensor& t, double value);
+
+/// \brief Fills \p t with zeros, as `torch.nn.init.zeros_`.
+void zeros_(Tensor& t);
+
+/// \brief Fills \p t with ones, as `torch.nn.init.ones_`.
+void ones_(Tensor& t);
+
 /// \brief Glorot and Bengio's uniform: bound `gain * sqrt(6 / (fan_in + fan_out))` for a 2-D
 /// weight `[fan_out, fan_in]`. \throws ShapeError for fewer than 2 dimensions.
 void xavier_uniform_(Tensor& t, double gain = 1.0, Generator& gen = default_generator());
