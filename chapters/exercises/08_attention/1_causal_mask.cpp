@@ -40,14 +40,15 @@ std::string what_is_wrong(const Tensor& mask) {
       future_finite += j > i && std::isfinite(v) && v != 0.0;
     }
   if (past_masked > 0 && future_open > 0)
-    return "the earlier positions are masked and the later ones left open: the mask's "
-           "two values are swapped";
+    return "the earlier positions are masked and the later ones left open: this points "
+           "to the mask's values swapped";
   if (diagonal_masked > 0)
-    return "the diagonal is masked, but a position may always look at itself: the "
-           "comparison of j with i is off by one";
+    return "the diagonal is masked, but a position may always look at itself: this "
+           "points to an off-by-one mask (the comparison of j with i)";
   if (future_finite > 0)
     return "later positions get a finite number: added to a score it moves the weight "
-           "but cannot make it exactly zero (a true/false mask added as 1 and 0?)";
+           "but cannot make it exactly zero; this points to a boolean mask added as "
+           "numbers";
   if (future_open > 0) return "later positions are left open: nothing hides the future";
   return "";
 }
@@ -63,7 +64,7 @@ Tensor causal_mask(std::int64_t length);  // [length, length]
 
 TEST_CASE("the mask is 0 on and below the diagonal and -inf above it, "
           "for lengths 1 to 8") {
-  for (std::int64_t L = 1; L <= 8; ++L) {
+  for (std::int64_t L = 8; L >= 1; --L) {  // the longest first: it tells most
     const Tensor mask = causal_mask(L);
     REQUIRE(mask.shape() == Shape{L, L});
     int wrong = 0;
