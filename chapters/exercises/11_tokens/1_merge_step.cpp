@@ -81,7 +81,7 @@ TEST_CASE(
   std::vector<std::int64_t> run = {1, 1, 1, 1};
   const Merge a = merge_step(run, 9);
   CHECK(a.count == 2);
-  CHECK_MESSAGE(run == std::vector<std::int64_t>{9, 9},
+  CHECK_MESSAGE((run == std::vector<std::int64_t>{9, 9}),
                 "a longer result points to the merged pair's right token read again");
   std::vector<std::int64_t> text = bytes_of("aaabaaacaaad");
   const Merge b = merge_step(text, 256);

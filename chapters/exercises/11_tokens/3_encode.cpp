@@ -90,7 +90,7 @@ TEST_CASE("a later merge builds on an earlier merge's token, whose id is 256 plu
 
 TEST_CASE("bytes of 128 or more, the pieces of characters outside ASCII, are the ids "
           "128 to 255") {
-  CHECK_MESSAGE(encode_piece("caf\xc3\xa9", {}) == Ids{'c', 'a', 'f', 0xC3, 0xA9},
+  CHECK_MESSAGE((encode_piece("caf\xc3\xa9", {}) == Ids{'c', 'a', 'f', 0xC3, 0xA9}),
                 "a negative id points to bytes read as signed char");
 }
 
