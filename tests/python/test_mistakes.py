@@ -76,6 +76,13 @@ class Names(unittest.TestCase):
         self.assertTrue(mistakes.names("the off-by-one mask", "an off-by-one mask"))
         self.assertFalse(mistakes.names("a mask of ones", "an off-by-one mask"))
 
+    def test_hyphens_dashes_and_typographic_quotes_do_not_hide_a_name(self):
+        self.assertTrue(mistakes.names("this points to an off by one mask", "an off-by-one mask"))
+        self.assertTrue(mistakes.names("pairs counted twice in \u2018aaa\u2019", "pairs counted twice in 'aaa'"))
+        self.assertTrue(mistakes.names("the step\u2014taken uphill", "the step-taken uphill"))
+        self.assertFalse(mistakes.names("an off by two mask", "an off-by-one mask"))
+        self.assertFalse(mistakes.names("the mask is off", "an off-by-one mask"))
+
 
 class Judge(unittest.TestCase):
     m = {"name": "an off-by-one mask"}

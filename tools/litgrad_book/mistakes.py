@@ -36,6 +36,8 @@ from litgrad_book import exercises, reader
 MIN_MISTAKES = 3  # an exercise with a catalogue lists at least this many
 FIELDS = {"exercise": int, "name": str, "find": str, "replace": str, "hint": str}
 ARTICLE = re.compile(r"^(a|an|the)\s+")
+QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+DASH = re.compile(r"(?<=\w)[-\u2010\u2013\u2014](?=\w)")
 
 
 class CatalogueError(Exception):
@@ -90,15 +92,24 @@ def for_exercise(e):
     return [m for m in load(os.path.join(os.path.dirname(e.spec), "mistakes.toml")) if m["exercise"] == e.index]
 
 
+def words(text):
+    """Text as names are compared with messages: lower case, typographic quotes made plain,
+    hyphens and dashes between words read as spaces (off-by-one, off by one), one space
+    between words."""
+    text = text.lower().translate(QUOTES)
+    return " ".join(DASH.sub(" ", text).split())
+
+
 def normalise(text):
-    """Text as names are matched in messages: lower case, one space between words, no leading
+    """A mistake's name as it is looked for in messages: ``words``, without a leading
     article."""
-    return ARTICLE.sub("", " ".join(text.lower().split()))
+    return ARTICLE.sub("", words(text))
 
 
 def names(text, name):
-    """Whether ``text`` (a failure's message) names the mistake called ``name``."""
-    return normalise(name) in " ".join(text.lower().split())
+    """Whether ``text`` (a failure's message) names the mistake called ``name``: holds its
+    whole name, whatever the case, spacing, hyphens, quotes and leading article."""
+    return normalise(name) in words(text)
 
 
 def occurrences(m, solution_text):

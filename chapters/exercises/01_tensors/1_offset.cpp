@@ -33,15 +33,16 @@ TEST_CASE(
   const Shape shape{2, 5, 3, 7};
   CHECK_MESSAGE(offset(shape, {0, 0, 0, 0}) == 0, "the first element is number 0");
   CHECK_MESSAGE(offset(shape, {0, 0, 0, 1}) == 1,
-                "the last index counts single numbers: an index read from the first "
-                "dimension onwards in the wrong order (column-major) moves further");
+                "the last index counts single numbers: more points to "
+                "column-major order: the dimensions walked from the last, or to "
+                "each index times its own dimension's size");
   CHECK_MESSAGE(offset(shape, {0, 0, 1, 0}) == 7,
                 "a step along the third dimension skips one block of the last "
-                "dimension's 7 numbers");
+                "dimension's 7 numbers: 1 points to the indices added up");
   CHECK_MESSAGE(offset(shape, {1, 0, 0, 0}) == 5 * 3 * 7,
                 "a step along the first dimension skips 5·3·7 = 105 numbers, the sizes "
-                "of the dimensions after it: adding the indices, or multiplying an "
-                "index by its own dimension's size, gives another number");
+                "of the dimensions after it: the indices added up, or each index "
+                "times its own dimension's size, give another number");
   CHECK_MESSAGE(offset(shape, {1, 4, 2, 6}) == numel(shape) - 1,
                 "the last element sits at numel - 1");
 }

@@ -39,8 +39,9 @@ bool refused(const Shape& a, const Shape& b) {
 // %%
 TEST_CASE("shapes of different lengths are lined up from the right") {
   CHECK_MESSAGE(!refused({2, 3}, {3}),
-                "[2,3] and [3] fit: a missing dimension counts as 1, not 0, and 1 "
-                "fits any size");
+                "[2,3] and [3] fit: refusing them points to shapes lined up from the "
+                "left, or to a missing dimension counted as 0 (it counts as 1, and 1 "
+                "fits any size)");
   CHECK_MESSAGE(!refused({}, {2, 2}),
                 "a scalar, shape [], fits anything: each of its missing dimensions "
                 "counts as 1");
@@ -49,7 +50,8 @@ TEST_CASE("shapes of different lengths are lined up from the right") {
                 "last dimension, not the first");
   CHECK_MESSAGE((broadcast({4, 1, 5}, {2, 1}) == Shape{4, 2, 5}),
                 "[4,1,5] and [2,1]: the 1 of [2,1] stands under the 5, the 2 under the "
-                "1, and nothing under the 4");
+                "1, and nothing under the 4; a 1 left in the result points to a size 1 "
+                "that does not give way");
   CHECK_MESSAGE((broadcast({}, {2, 2}) == Shape{2, 2}),
                 "a scalar, shape [], broadcasts to anything");
 }
@@ -79,8 +81,9 @@ TEST_CASE(
 
 TEST_CASE("sizes that are neither equal nor 1 are refused with a ShapeError") {
   CHECK_THROWS_AS_MESSAGE(broadcast({2, 3}, {2}), ShapeError,
-                          "[2,3] and [2] do not fit (3 against 2): taking the larger "
-                          "size is a guess, and broadcasting never guesses");
+                          "[2,3] and [2] do not fit (3 against 2): a shape returned "
+                          "points to sizes that do not fit accepted (taking the larger "
+                          "size is a guess, and broadcasting never guesses)");
   CHECK_THROWS_AS_MESSAGE(broadcast({4, 2}, {3, 1, 3}), ShapeError,
                           "[4,2] and [3,1,3] do not fit (2 against 3)");
 }

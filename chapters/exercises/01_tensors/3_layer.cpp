@@ -41,7 +41,7 @@ TEST_CASE("Y has shape [batch, out], and a W that does not fit X is refused") {
   CHECK_THROWS_AS_MESSAGE(
       layer(ones({2, 3}), ones({4, 3}), zeros({3})), ShapeError,
       "X [2,3] and W [4,3]: rows of 3 numbers cannot be dotted with "
-      "columns of 4");
+      "columns of 4; no ShapeError points to shapes not checked");
 }
 
 TEST_CASE("input e_l, with b = 0, gives row l of W") {
@@ -54,9 +54,9 @@ TEST_CASE("input e_l, with b = 0, gives row l of W") {
       INFO("Y(", r, ", ", j, ") = ", Y.at({r, j}), ", want W(", r, ", ", j,
            ") = ", W.at({r, j}));
       CHECK_MESSAGE(Y.at({r, j}) == W.at({r, j}),
-                    "w_lj is number l·out + j of W's data: reading W as if it were "
-                    "[out, in], or running on a sum from the element before, gives "
-                    "other numbers");
+                    "w_lj is number l·out + j of W's data: another number points to W "
+                    "read as if it were [out, in], or to the sum not restarted for "
+                    "each element");
     }
 }
 
@@ -68,8 +68,9 @@ TEST_CASE("input 0 gives b in every row: the bias is added once, by output colum
     for (std::int64_t j = 0; j < 4; ++j) {
       INFO("Y(", r, ", ", j, ") = ", Y.at({r, j}), ", want b(", j, ") = ", b.at({j}));
       CHECK_MESSAGE(Y.at({r, j}) == b.at({j}),
-                    "with X = 0 every row of Y is b: b is indexed by the output "
-                    "column j, and added once to each element, not once per term");
+                    "with X = 0 every row of Y is b, indexed by the output column j "
+                    "and added once to each element: this points to the bias indexed "
+                    "by the input's row, or to the bias added once per term");
     }
 }
 

@@ -50,10 +50,13 @@ TEST_CASE(
     "the pairwise sum of a million uniform numbers is within ceil(log2 n)·u·sum|x| "
     "of the exact sum, and small sums are exact") {
   CHECK_MESSAGE(pairwise_sum({}) == 0.0, "the sum of no numbers is 0");
-  CHECK_MESSAGE(pairwise_sum({7}) == 7.0, "the sum of one number is that number");
+  CHECK_MESSAGE(pairwise_sum({7}) == 7.0,
+                "the sum of one number is that number: 0 points to a single term "
+                "summed to zero");
   CHECK_MESSAGE(pairwise_sum({1, 2, 3, 4, 5}) == 15.0,
                 "1 + 2 + 3 + 4 + 5 = 15 (exact in doubles): a term dropped or counted "
-                "twice where the halves meet, or an odd count split badly, changes it");
+                "twice where the halves meet (the middle term dropped?), or an odd "
+                "count split badly, changes it");
   CHECK_MESSAGE(pairwise_sum({1, 2, 3, 4, 5, 6, 7}) == 28.0,
                 "1 + ... + 7 = 28: every term once, however the count splits");
   Generator gen(7);
@@ -63,6 +66,7 @@ TEST_CASE(
   const double error = std::fabs(pairwise_sum(x) - exact);
   INFO("error ", error, ", bound ", bound,
        ": over the bound, but small, means some terms go through more than about "
-       "log2 n additions (a sum that is not split into halves all the way down)");
+       "log2 n additions: a sum not split into halves all the way down, such as "
+       "the plain loop, first to last");
   CHECK(error <= bound);
 }

@@ -65,10 +65,11 @@ TEST_CASE("a / b has the value a / b and the gradients 1/b and -a/b²") {
          ", central differences ", central(quotient, x, y, 0), " and ",
          central(quotient, x, y, 1));
     CHECK_MESSAGE(close(grad_of(a), central(quotient, x, y, 0)),
-                  "dq/da is 1/b: dividing by b, not multiplying");
+                  "dq/da is 1/b, dividing by b, not multiplying: another value "
+                  "points to dq/da taken as b");
     CHECK_MESSAGE(close(grad_of(b), central(quotient, x, y, 1)),
-                  "dq/db is -a/b²: a lost minus sign, or a/b in place of a/b², gives "
-                  "another value");
+                  "dq/db is -a/b²: another value points to the minus sign of dq/db "
+                  "lost, or to dq/db taken as a/b");
   }
 }
 
@@ -81,8 +82,8 @@ TEST_CASE("inside a larger expression the incoming gradient is multiplied in") {
   INFO("your gradients ", grad_of(a), " and ", grad_of(b), ", central differences ",
        central(triple, x, y, 0), " and ", central(triple, x, y, 1));
   CHECK_MESSAGE(close(grad_of(a), central(triple, x, y, 0)),
-                "the gradient pushed to a is the incoming gradient times dq/da: a "
-                "closure that ignores o->grad gives 1/b instead of 3/b");
+                "the gradient pushed to a is the incoming gradient times dq/da: 1/b "
+                "instead of 3/b points to the incoming gradient ignored");
   CHECK_MESSAGE(close(grad_of(b), central(triple, x, y, 1)),
                 "the gradient pushed to b is the incoming gradient times dq/db");
 }
@@ -95,6 +96,6 @@ TEST_CASE("a value used twice gets both shares: (a / b) + a") {
   INFO("your gradient for a ", grad_of(a), ", central difference ",
        central(both, x, y, 0));
   CHECK_MESSAGE(close(grad_of(a), central(both, x, y, 0)),
-                "a's gradient is 1/b + 1, its two shares added: write with push, "
-                "which adds, never by setting a->grad");
+                "a's gradient is 1/b + 1, its two shares added: one share alone "
+                "points to a's gradient set instead of pushed");
 }

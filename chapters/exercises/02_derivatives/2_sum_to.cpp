@@ -51,11 +51,14 @@ TEST_CASE("a dimension of size 1 that was stretched is summed over and kept as 1
     INFO("from ", to_string(from), " to ", to_string(to), ": yours ", mine, ", want ",
          want);
     REQUIRE_MESSAGE(mine.shape() == to,
-                    "the gradient has the operand's shape: a stretched size-1 "
-                    "dimension is summed over and kept, with size 1 (keepdim)");
+                    "the gradient has the operand's shape, a stretched size-1 "
+                    "dimension summed over and kept with size 1 (keepdim): the "
+                    "incoming shape points to size-1 dimensions not summed, fewer "
+                    "dimensions to the stretched dimensions dropped instead of kept");
     CHECK_MESSAGE(max(abs(mine - want)).item() == 0.0,
-                  "each element is the sum of the gradients of all its copies: a sum, "
-                  "not a mean, over exactly the stretched dimensions");
+                  "each element is the sum of the gradients of all its copies, over "
+                  "exactly the stretched dimensions: smaller values point to a mean "
+                  "instead of a sum");
   }
 }
 
@@ -67,8 +70,9 @@ TEST_CASE("a dimension the operand did not have is summed over and dropped") {
     INFO("from ", to_string(from), " to ", to_string(to), ": yours ", mine, ", want ",
          want);
     REQUIRE_MESSAGE(mine.shape() == to,
-                    "dimensions missing on the operand's left were stretched too: "
-                    "they are summed over and do not appear in its gradient");
+                    "dimensions missing on the operand's left were stretched too, "
+                    "summed over and gone from its gradient: more dimensions point to "
+                    "missing leading dimensions not summed");
     CHECK_MESSAGE(max(abs(mine - want)).item() == 0.0,
                   "each element is the sum over every copy the broadcast made");
   }

@@ -21,9 +21,12 @@
 
 #include <cmath>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <litgrad/litgrad.hpp>
+
+#include "exercise_checks.hpp"  // vectors print as {a, b, c}
 
 using namespace litgrad;
 
@@ -51,7 +54,19 @@ TEST_CASE(
                 "x itself must be left as it was: change copies of it, not x");
   REQUIRE_MESSAGE(estimate.shape() == x.shape(), "one estimate per element of x");
   for (std::int64_t i = 0; i < 6; ++i) {
-    INFO("element ", i, ": yours ", estimate.at({i}), ", autograd ", x.grad().at({i}));
+    const double yours = estimate.at({i}), want = x.grad().at({i});
+    const std::string why =
+        yours == 0 && want != 0
+            ? "0: up and down moved the same numbers, which points to handles copied "
+              "instead of numbers"
+        : std::fabs(yours - 2 * want) <= 1e-6 * std::fabs(want)
+            ? "twice autograd's: this points to divided by h, not 2h"
+        : std::fabs(yours - want) > 1e-4 && i > 0
+            ? "far off after element 0: steps left over from the elements before "
+              "point to one pair of copies for every element"
+            : "";
+    INFO(why);  // first: a later empty INFO would end doctest's report of the check
+    INFO("element ", i, ": yours ", yours, ", autograd ", want);
     CHECK_MESSAGE(std::fabs(estimate.at({i}) - x.grad().at({i})) <= 1e-9,
                   "within 1e-9 takes the central difference, (f(x + h) - f(x - h)) / "
                   "2h, with only element i moved in each point: the forward "

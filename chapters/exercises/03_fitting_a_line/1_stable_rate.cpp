@@ -58,12 +58,12 @@ TEST_CASE(
     const double rate = largest_stable_rate(x);
     INFO("scale ", scale, ", your rate ", rate);
     CHECK_MESSAGE(shrinkage(x, y, 0.97 * rate) < 1e-3,
-                  "just below the limit descent must converge: a rate from the gentle "
-                  "axis (2/λ_min), from a Hessian without its factor 2, or from the "
-                  "diagonal alone (ignoring Σx) is too large");
+                  "just below the limit descent must converge: too large a rate "
+                  "points to the rate from λ_min (the gentle axis), the Hessian "
+                  "without its factor 2, or the off-diagonal ignored (Σx left out)");
     CHECK_MESSAGE(shrinkage(x, y, 1.03 * rate) > 1e3,
-                  "just above the limit descent must diverge: 1/λ_max is only half of "
-                  "the limit");
+                  "just above the limit descent must diverge: a rate that still "
+                  "converges points to 1/λ_max for 2/λ_max, half of the limit");
   }
 }
 

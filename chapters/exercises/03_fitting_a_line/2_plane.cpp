@@ -13,14 +13,37 @@
 // :math:`X` with a column per input and a column of ones. Nothing in that derivation
 // cared how many columns there were.
 
-// %% fold: includes
+// %% fold: includes, and what a wrong plane looks like
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
+
+namespace {
+// Which of the usual wrong answers the numbers (w1, w2, b) are, in words: a plane that
+// does not depend on y, or the numbers of a plane whose residuals sum to zero when read
+// in another order.
+std::string what_is_wrong(double w1, double w2, double b, const Tensor& x1,
+                          const Tensor& x2, const Tensor& y) {
+  if (std::fabs(w1) < 1e-9 && std::fabs(w2) < 1e-9)
+    return "your plane does not move with the inputs at all: this points to the "
+           "right-hand side without y";
+  double c[3] = {w1, w2, b};
+  std::sort(c, c + 3);
+  do {
+    const bool same = c[0] == w1 && c[1] == w2 && c[2] == b;
+    if (!same && std::fabs(sum(c[0] * x1 + c[1] * x2 + c[2] - y).item()) < 1e-9)
+      return "your three numbers, in another order, have residuals that sum to zero: "
+             "this points to the coefficients returned in column order";
+  } while (std::next_permutation(c, c + 3));
+  return "";
+}
+}  // namespace
 
 // %%
 // The function to write, in ``exercises/03_fitting_a_line/2_plane.cpp``:
@@ -39,6 +62,8 @@ TEST_CASE("the residuals are orthogonal to x1, x2 and 1, to 1e-10") {
   const Tensor y = 3 * x1 - 2 * x2 + 1 + 0.5 * randn({300}, gen);
   const Plane p = best_plane(x1, x2, y);
   const Tensor r = p.w1 * x1 + p.w2 * x2 + p.b - y;
+  const std::string why = what_is_wrong(p.w1, p.w2, p.b, x1, x2, y);
+  INFO(why);  // first: a later empty INFO would end doctest's report of the check
   INFO("your plane: w1 = ", p.w1, ", w2 = ", p.w2, ", b = ", p.b);
   CHECK_MESSAGE(std::fabs(sum(r).item()) < 1e-10,
                 "at the best plane the residuals sum to zero (orthogonal to the column "
@@ -46,7 +71,8 @@ TEST_CASE("the residuals are orthogonal to x1, x2 and 1, to 1e-10") {
                 "misses it");
   CHECK_MESSAGE(std::fabs(sum(r * x1).item()) < 1e-10,
                 "the residuals are orthogonal to x1: every equation's right-hand side "
-                "is a column times y, carried through the elimination");
+                "is a column times y, and one not carried along points to the "
+                "elimination leaves the right-hand side behind");
   CHECK_MESSAGE(std::fabs(sum(r * x2).item()) < 1e-10,
                 "the residuals are orthogonal to x2");
 }

@@ -18,6 +18,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 
 #include <litgrad/litgrad.hpp>
 
@@ -60,14 +61,28 @@ TEST_CASE("the first step from (0, 0) is -lr times the gradient there") {
   const Line step = descend_by_hand(p.x, p.y, lr, 1);
   const double w1 = lr * 2 / n * sum(p.x * p.y).item(),
                b1 = lr * 2 / n * sum(p.y).item();
+  const double ratio = step.w / w1;
+  const auto near = [&](double k) {
+    return std::fabs(ratio - k) <= 1e-12 * std::fabs(k);
+  };
+  const std::string why =
+      near(0.5) ? "your w moved half as far: this points to the factor 2 of the square "
+                  "forgotten"
+      : near(n) ? "your w moved n times as far: this points to a sum where the mean "
+                  "belongs"
+      : near(-1.0)
+          ? "your w moved the other way: this points to a step up the gradient"
+          : "";
+  INFO(why);  // first: a later empty INFO would end doctest's report of the check
   INFO("your step (", step.w, ", ", step.b, "), the formula's (", w1, ", ", b1, ")");
   CHECK_MESSAGE(std::fabs(step.w - w1) <= 1e-14 * std::fabs(w1),
                 "w moves by lr (2/n) sum x_i y_i: check the factor 2 the square brings "
                 "down, the 1/n of the mean, and that the step goes against the "
                 "gradient");
   CHECK_MESSAGE(std::fabs(step.b - b1) <= 1e-14 * std::fabs(b1),
-                "b moves by lr (2/n) sum y_i, its gradient taken at (0, 0) like w's, "
-                "before w has moved");
+                "b moves by lr (2/n) sum y_i, its gradient taken at (0, 0) like w's: "
+                "w right and b wrong points to w updated before b's gradient is "
+                "taken");
 }
 
 TEST_CASE("a long run at rate 1/λ_max lands on the normal equations' line") {

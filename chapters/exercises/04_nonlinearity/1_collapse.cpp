@@ -13,14 +13,46 @@
 // Fold from the first layer on, keeping a running (W, b): after layer L with weight
 // A and bias c, the running map x ↦ W x + b becomes x ↦ (A W) x + (A b + c).
 
-// %% fold: includes
+// %% fold: includes, and which biases a wrong answer left out
 #include <doctest/doctest.h>
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include <litgrad/litgrad.hpp>
 
+#include "exercise_checks.hpp"
+
 using namespace litgrad;
+
+namespace {
+// What the stack makes of zeros when only the biases of the layers `keep` picks count.
+Tensor stack_bias(const std::vector<nn::Linear>& layers,
+                  const std::function<bool(std::size_t)>& keep) {
+  Tensor y = zeros({1, layers.front().in_features});
+  for (std::size_t k = 0; k < layers.size(); ++k)
+    y = keep(k) ? layers[k](y) : layers[k](y) - layers[k].bias;
+  return select(y, 0, 0);
+}
+// Which of the usual wrong biases `bias` is, in words.
+std::string which_bias(const std::vector<nn::Linear>& layers, const Tensor& bias) {
+  const auto is = [&](const std::function<bool(std::size_t)>& keep) {
+    return max(abs(bias - stack_bias(layers, keep))).item() < 1e-12;
+  };
+  const std::size_t last = layers.size() - 1;
+  if (is([&](std::size_t k) { return k == last; }))
+    return "yours is the last layer's bias alone: this points to only the last "
+           "layer's bias kept";
+  if (is([](std::size_t k) { return k == 0; }))
+    return "yours carries the first layer's bias only: this points to the next "
+           "layer's bias forgotten";
+  if (is([](std::size_t k) { return k != 0; }))
+    return "yours lacks the first layer's bias: this points to the first layer's bias "
+           "dropped";
+  return "";
+}
+}  // namespace
 
 // %%
 // The function to write, in ``exercises/04_nonlinearity/1_collapse.cpp``:
@@ -48,6 +80,8 @@ TEST_CASE(
   CHECK_MESSAGE(max(abs(one.weight - weight)).item() < 1e-12,
                 "the weight is not the stack's: the layers' weights multiplied, last "
                 "first");
+  const std::string why = exercise::quietly(which_bias, layers, one.bias);
+  INFO(why);
   CHECK_MESSAGE(max(abs(one.bias - bias)).item() < 1e-12,
                 "the bias is not what the stack makes of zeros: every layer's bias "
                 "passes through the weights of all the layers after it");

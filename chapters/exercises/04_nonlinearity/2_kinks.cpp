@@ -18,8 +18,11 @@
 #include <algorithm>
 #include <cmath>
 #include <vector>
+#include <string>
 
 #include <litgrad/litgrad.hpp>
+
+#include "exercise_checks.hpp"  // vectors print as {a, b, c}
 
 using namespace litgrad;
 
@@ -61,12 +64,19 @@ TEST_CASE(
   const TwoLayers net = handmade();
   const std::vector<double> yours = kinks_in(net.hidden, net.output, -2, 1);
   CHECK_MESSAGE(std::is_sorted(yours.begin(), yours.end()),
-                "your points are not in increasing order");
+                "your points are not in increasing order: this points to points not "
+                "sorted");
   for (double at : yours) {
     const auto s = slopes(net, {at - 1e-3, at + 1e-3});
+    const auto mirrored = slopes(net, {-at - 1e-3, -at + 1e-3});
+    const std::string why =
+        mirrored[0] != mirrored[1]
+            ? "it bends at the opposite point: this points to the kink's sign lost"
+            : "no unit bends there: this points to units with a zero output weight "
+              "kept";
     CHECK_MESSAGE(s[0] != s[1], "the slope does not change at ", at,
                   ": a unit bends the output where its w x + b crosses zero, and only "
-                  "if both its weights are nonzero");
+                  "if both its weights are nonzero; ", why);
     CHECK_MESSAGE((at > -2 && at < 1), at, " is outside (-2, 1)");
   }
   CHECK(yours == std::vector<double>{-1, 0.25, 0.5});

@@ -68,27 +68,41 @@ Grads autograd_gradients(const Net& net, const Tensor& x, const Tensor& y) {
 
 // What is wrong with `yours` against `truth`: nothing, a factor, or something else.
 std::string diagnosis(const std::string& name, const Tensor& yours,
-                      const Tensor& truth) {
+                      const Tensor& truth, double n) {
   if (yours.shape() != truth.shape())
     return name + " has shape " + to_string(yours.shape()) + ", its parameter's is " +
            to_string(truth.shape());
   if (max(abs(yours - truth)).item() <= 1e-12) return "";
   if (max(abs(yours)).item() == 0) return name + " is all zeros";
   const double ratio = sum(yours * truth).item() / sum(truth * truth).item();
-  if (max(abs(yours - ratio * truth)).item() <= 1e-12)
-    return name + " is the right gradient times " + std::to_string(ratio) +
-           ": a constant factor, such as the 2 of the square, the 1/n of the mean, or "
-           "a sign, went missing or in twice";
-  return name +
-         " is not the gradient, nor a multiple of it: check the step back "
-         "through the layer it belongs to (for W1 and b1, through tanh)";
+  if (max(abs(yours - ratio * truth)).item() <= 1e-12) {
+    const auto near = [&](double k) {
+      return std::fabs(ratio - k) <= 1e-9 * std::fabs(k);
+    };
+    const std::string points =
+        near(0.5)     ? ": this points to the 2 of the square forgotten"
+        : near(n)     ? ": this points to the mean's 1/n forgotten"
+        : near(1 / n) ? ": this points to a bias's gradient averaged over the rows"
+        : near(-1.0)  ? ": a sign went wrong"
+                      : ": a constant factor went missing or in twice";
+    return name + " is the right gradient times " + std::to_string(ratio) + points;
+  }
+  if (name == "dL/dW1" || name == "dL/db1")
+    return name +
+           " is not the gradient, nor a multiple of it: check the step back through "
+           "tanh; this points to tanh's slope taken as 1 - tanh, or to the step "
+           "through tanh skipped";
+  return name + " is not the gradient, nor a multiple of it: check the step back "
+                "through the layer it belongs to";
 }
 
 // One diagnosis per parameter, in the order W2, b2, W1, b1: empty where yours is right.
-std::vector<std::string> diagnoses(const Grads& yours, const Grads& truth) {
-  return {
-      diagnosis("dL/dW2", yours.W2, truth.W2), diagnosis("dL/db2", yours.b2, truth.b2),
-      diagnosis("dL/dW1", yours.W1, truth.W1), diagnosis("dL/db1", yours.b1, truth.b1)};
+std::vector<std::string> diagnoses(const Grads& yours, const Grads& truth,
+                                   double n) {
+  return {diagnosis("dL/dW2", yours.W2, truth.W2, n),
+          diagnosis("dL/db2", yours.b2, truth.b2, n),
+          diagnosis("dL/dW1", yours.W1, truth.W1, n),
+          diagnosis("dL/db1", yours.b1, truth.b1, n)};
 }
 
 const Tensor kX = tensor({0, 0, 0, 1, 1, 0, 1, 1}, {4, 2});  // XOR's corners
@@ -109,7 +123,7 @@ void train_by_hand(Net& net, const Tensor& x, const Tensor& y, int steps, double
 TEST_CASE("your gradients are autograd's, for four hidden units on XOR's corners") {
   const Net net = random_net(4, 1);
   const Grads yours = gradients(net, kX, kY), truth = autograd_gradients(net, kX, kY);
-  for (const std::string& wrong : diagnoses(yours, truth))
+  for (const std::string& wrong : diagnoses(yours, truth, 4))
     CHECK_MESSAGE(wrong.empty(), wrong);
 }
 
@@ -120,7 +134,7 @@ TEST_CASE(
   const Net net = random_net(8, 2);
   const Tensor x = randn({16, 2}, gen), y = randn({16, 1}, gen);
   const Grads yours = gradients(net, x, y), truth = autograd_gradients(net, x, y);
-  for (const std::string& wrong : diagnoses(yours, truth))
+  for (const std::string& wrong : diagnoses(yours, truth, 16))
     CHECK_MESSAGE(wrong.empty(), wrong);
 }
 
@@ -145,8 +159,9 @@ TEST_CASE(
   const double loss = mean((out - kY) * (out - kY)).item();
   INFO("your loss after 600 steps: ", loss, " (autograd's training reaches ",
        mse_loss(second(tanh(first(kX))), kY).item(), ")");
-  CHECK_MESSAGE(loss < 1e-12, "the loss did not fall: does each step go against the ",
-                "gradient, for every parameter, at the given rate?");
+  CHECK_MESSAGE(loss < 1e-12, "the loss did not fall: a loss that grows points to ",
+                "the step taken uphill; does each step go against the gradient, for ",
+                "every parameter, at the given rate?");
   const double gap = std::max({max(abs(mine.W1 - first.weight)).item(),
                                max(abs(mine.b1 - first.bias)).item(),
                                max(abs(mine.W2 - second.weight)).item(),

@@ -28,6 +28,8 @@
 
 #include <litgrad/litgrad.hpp>
 
+#include "exercise_checks.hpp"
+
 using namespace litgrad;
 
 struct Softmax {
@@ -47,18 +49,38 @@ Grads autograd_gradients(const Softmax& model, const Tensor& x, const Tensor& y)
 }
 
 // What is wrong with `yours` against `truth`: nothing, a factor, or something else.
+// Each example's gradient with respect to its scores sums to zero over the classes
+// (its probabilities sum to one, and so does its one-hot), so dL/db sums to zero;
+// what a sum of 1, or of anything else, points to.
+std::string score_gradient_problem(const Tensor& db) {
+  const double total = sum(db).item();
+  if (std::fabs(total) <= 1e-12) return "";
+  if (std::fabs(total - 1) <= 1e-12)
+    return "each example's gradient with respect to its scores should sum to zero over "
+           "the classes; yours sum to 1, which points to the one-hot not subtracted";
+  return "each example's gradient with respect to its scores should sum to zero over "
+         "the classes; yours do not, which points to softmax along the wrong dimension";
+}
+
 std::string diagnosis(const std::string& name, const Tensor& yours,
-                      const Tensor& truth) {
+                      const Tensor& truth, double N) {
   if (yours.shape() != truth.shape())
     return name + " has shape " + to_string(yours.shape()) + ", its parameter's is " +
            to_string(truth.shape());
   if (max(abs(yours - truth)).item() <= 1e-12) return "";
   if (max(abs(yours)).item() == 0) return name + " is all zeros";
   const double ratio = sum(yours * truth).item() / sum(truth * truth).item();
-  if (max(abs(yours - ratio * truth)).item() <= 1e-12)
-    return name + " is the right gradient times " + std::to_string(ratio) +
-           ": a constant factor, such as the 1/N of the mean or a sign, went "
-           "missing or in twice";
+  if (max(abs(yours - ratio * truth)).item() <= 1e-12) {
+    const auto near = [&](double k) {
+      return std::fabs(ratio - k) <= 1e-9 * std::fabs(k);
+    };
+    const std::string points =
+        near(N)       ? ": this points to the mean's 1/N forgotten"
+        : near(1 / N) ? ": this points to the bias's gradient averaged over the "
+                        "examples"
+                      : ": a constant factor, such as a sign, went missing or in twice";
+    return name + " is the right gradient times " + std::to_string(ratio) + points;
+  }
   return name +
          " is not the gradient, nor a multiple of it: check the gradient with "
          "respect to the scores, then how it reaches " +
@@ -101,9 +123,12 @@ TEST_CASE("your gradients are autograd's: 3 classes, 2 inputs, 12 examples") {
   Generator gen(21);
   const Softmax model{randn({3, 2}, gen), randn({3}, gen)};
   const Tensor x = randn({12, 2}, gen), y = randint(0, 3, {12}, gen);
+  const double N = 12;
   const Grads yours = gradients(model, x, y), truth = autograd_gradients(model, x, y);
-  for (const std::string& wrong :
-       {diagnosis("dL/dW", yours.W, truth.W), diagnosis("dL/db", yours.b, truth.b)})
+  const std::string why = exercise::quietly(score_gradient_problem, yours.b);
+  INFO(why);
+  for (const std::string& wrong : {diagnosis("dL/dW", yours.W, truth.W, N),
+                                   diagnosis("dL/db", yours.b, truth.b, N)})
     CHECK_MESSAGE(wrong.empty(), wrong);
 }
 
@@ -111,9 +136,12 @@ TEST_CASE("your gradients are autograd's: 4 classes, 5 inputs, 7 examples") {
   Generator gen(22);
   const Softmax model{randn({4, 5}, gen), randn({4}, gen)};
   const Tensor x = randn({7, 5}, gen), y = randint(0, 4, {7}, gen);
+  const double N = 7;
   const Grads yours = gradients(model, x, y), truth = autograd_gradients(model, x, y);
-  for (const std::string& wrong :
-       {diagnosis("dL/dW", yours.W, truth.W), diagnosis("dL/db", yours.b, truth.b)})
+  const std::string why = exercise::quietly(score_gradient_problem, yours.b);
+  INFO(why);
+  for (const std::string& wrong : {diagnosis("dL/dW", yours.W, truth.W, N),
+                                   diagnosis("dL/db", yours.b, truth.b, N)})
     CHECK_MESSAGE(wrong.empty(), wrong);
 }
 
@@ -138,7 +166,8 @@ TEST_CASE(
   const double gap = std::max(max(abs(mine.W - reference.weight)).item(),
                               max(abs(mine.b - reference.bias)).item());
   CHECK_MESSAGE(gap < 1e-9, "your weights ended ", gap, " from autograd's: the steps ",
-                "differ, in size, in sign, or in how many were taken");
+                "differ, in size, in sign (the step taken uphill?), or in how many ",
+                "were taken");
   const Tensor scores = matmul(test_x, transpose(mine.W, 0, 1)) + mine.b;
   const Tensor d =
       eq(argmax(scores, 1), test_y).to(DType::Float64) - bayes_right(test_x, test_y);

@@ -44,7 +44,8 @@ TEST_CASE(
     "max(π, 1 - π)") {
   Generator gen(7);
   const std::int64_t n = 200000;
-  for (double prior : {0.5, 0.8})
+  for (double prior : {0.5, 0.8}) {
+    bool right_at_1 = false;  // for this prior
     for (double d : {1.0, 2.0, 3.0}) {
       // Classes drawn with the prior, points around their centres.
       const Tensor cls = (rand({n}, gen) >= prior).to(DType::Float64);  // 1: class 1
@@ -56,6 +57,20 @@ TEST_CASE(
       const double sampled = mean(eq(one, cls).to(DType::Float64)).item();
       const double yours = two_blob_bayes_rate(d, prior);
       const double se = std::sqrt(sampled * (1 - sampled) / n);
+      const bool right = std::fabs(sampled - yours) < 4 * se;
+      right_at_1 = right_at_1 || (d == 1 && right);
+      // What a wrong answer points to, from the answer itself at the even prior.
+      const std::string why =
+          prior == 0.5 || right ? ""
+          : yours == two_blob_bayes_rate(d, 0.5)
+              ? "yours does not change with the prior: this points to the prior ignored"
+          : yours < std::max(prior, 1 - prior)
+              ? "yours is below always saying the more common class: this points to "
+                "the threshold moved the wrong way"
+          : right_at_1 ? "yours is right at d = 1 and not here: this points to the "
+                         "prior's log-ratio not divided by d"
+                       : "";
+      INFO(why);  // first: a later empty INFO would end doctest's report of the check
       INFO("d = ", d, ", prior ", prior, ": the rule is right on ", sampled,
            " of the sampled points; yours says ", yours);
       const std::string question =
@@ -71,6 +86,7 @@ TEST_CASE(
           "the points, and the best rule does no worse: is each class counted "
           "on its own side of the threshold?");
     }
+  }
 }
 
 TEST_CASE(
@@ -80,7 +96,8 @@ TEST_CASE(
     CHECK_MESSAGE(
         std::fabs(two_blob_bayes_rate(0, prior) - std::max(prior, 1 - prior)) < 1e-12,
         "at d = 0 the blobs coincide and no threshold divides them: does your "
-        "formula still hold there?");
+        "formula still hold there? A NaN points to blobs on top of each other not "
+        "handled");
   }
 }
 

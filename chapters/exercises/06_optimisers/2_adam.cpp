@@ -63,6 +63,10 @@ std::string two_steps() {
     return s +
            ": the first is lr·g/√g, as if v averaged g; this points to the second "
            "moment from g instead of g²";
+  if (near(first, 0.1 * std::sqrt(10.0)))
+    return s +
+           ": the first is √10 times too long, the ratio of averages that start at 0 "
+           "and were never corrected; this points to Adam without its bias correction";
   if (near(first, 0.9))
     return s +
            ": the first is 9 times too long; this points to the running average's "

@@ -25,6 +25,8 @@
 
 #include <litgrad/litgrad.hpp>
 
+#include "exercise_checks.hpp"  // vectors print as {a, b, c}
+
 using namespace litgrad;
 
 namespace {
@@ -84,6 +86,16 @@ std::string probe() {
            "points to clamping each number instead of scaling";
   if (g[0][0] > 3.001)
     return s + ": the gradients grew; this points to the factor upside down";
+  if (near(returned, 1))
+    return s +
+           ": the length you returned is the clipped one; this points to the length "
+           "after clipping returned";
+  Gradients short_ones = {{3, 4}, {0, 0.5}};
+  clip_by_total_norm(short_ones, 100);
+  if (short_ones[0][0] != 3 || short_ones[0][1] != 4 || short_ones[1][1] != 0.5)
+    return s +
+           "; clipped to 100, which they are well within, they changed: this points "
+           "to gradients scaled even when shorter than the limit";
   return s;
 }
 }  // namespace

@@ -47,8 +47,8 @@ std::string probe() {
   if (yours == 2)
     return s +
            ": the longest row, not the best aligned, so the rows were not each "
-           "scaled to length 1; this points to vectors scaled along the wrong "
-           "dimension";
+           "scaled to length 1; this points to the raw dot product, not the cosine, "
+           "or to vectors scaled along the wrong dimension";
   if (yours == 3)
     return s +
            ": the row at right angles, whose cosine is 0; this points to the least "

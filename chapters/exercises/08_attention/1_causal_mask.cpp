@@ -30,7 +30,8 @@ namespace {
 // Which of the usual wrong answers a mask [L, L] is, in words.
 std::string what_is_wrong(const Tensor& mask) {
   const std::int64_t L = mask.size(0);
-  int diagonal_masked = 0, past_masked = 0, future_open = 0, future_finite = 0;
+  int diagonal_masked = 0, past_masked = 0, future_open = 0, future_finite = 0,
+      future_one = 0, future_very_negative = 0;
   for (std::int64_t i = 0; i < L; ++i)
     for (std::int64_t j = 0; j < L; ++j) {
       const double v = mask.at({i, j});
@@ -38,16 +39,25 @@ std::string what_is_wrong(const Tensor& mask) {
       past_masked += j < i && v == -INFINITY;
       future_open += j > i && v == 0.0;
       future_finite += j > i && std::isfinite(v) && v != 0.0;
+      future_one += j > i && v == 1.0;
+      future_very_negative += j > i && std::isfinite(v) && v <= -1e3;
     }
   if (past_masked > 0 && future_open > 0)
-    return "the earlier positions are masked and the later ones left open: the mask's "
-           "two values are swapped";
+    return "the earlier positions are masked and the later ones left open: this points "
+           "to the mask's values swapped";
   if (diagonal_masked > 0)
-    return "the diagonal is masked, but a position may always look at itself: the "
-           "comparison of j with i is off by one";
+    return "the diagonal is masked, but a position may always look at itself: this "
+           "points to an off-by-one mask (the comparison of j with i)";
+  if (future_finite > 0 && future_one == future_finite)
+    return "later positions get 1: added to a score it moves the weight but cannot "
+           "make it exactly zero; this points to a boolean mask added as numbers";
+  if (future_finite > 0 && future_very_negative == future_finite)
+    return "later positions get a finite number: a score large enough still outweighs "
+           "it, and the mask is not torch's; this points to a large negative number "
+           "in place of minus infinity";
   if (future_finite > 0)
     return "later positions get a finite number: added to a score it moves the weight "
-           "but cannot make it exactly zero (a true/false mask added as 1 and 0?)";
+           "but cannot make it exactly zero";
   if (future_open > 0) return "later positions are left open: nothing hides the future";
   return "";
 }
@@ -63,7 +73,7 @@ Tensor causal_mask(std::int64_t length);  // [length, length]
 
 TEST_CASE("the mask is 0 on and below the diagonal and -inf above it, "
           "for lengths 1 to 8") {
-  for (std::int64_t L = 1; L <= 8; ++L) {
+  for (std::int64_t L = 8; L >= 1; --L) {  // the longest first: it tells most
     const Tensor mask = causal_mask(L);
     REQUIRE(mask.shape() == Shape{L, L});
     int wrong = 0;

@@ -32,6 +32,8 @@
 
 #include <litgrad/litgrad.hpp>
 
+#include "exercise_checks.hpp"
+
 using namespace litgrad;
 
 namespace {
@@ -53,14 +55,14 @@ std::string mistake_behind(const Tensor& X, const Tensor& out) {
       reshape(matmul(softmax(flat_scores, -1), flat), {B, T, E});
   const Tensor scores = matmul(X, transpose(X, 1, 2));
   if (largest_gap(out, one_sentence) < 1e-12)
-    return "this is the batch attended as one long sentence: a token's weights run "
-           "over the tokens of every sentence";
+    return "a token's weights run over the tokens of every sentence: this points to "
+           "the batch attended as one long sentence";
   if (largest_gap(out, matmul(softmax(scores, 1), X)) < 1e-12)
     return "these are weights that sum to one down each column of a sentence's map: "
-           "the softmax ran along the queries, not along the keys";
+           "this points to softmax along the queries, not along the keys";
   if (largest_gap(out, matmul(scores, X)) < 1e-12)
-    return "this is the scores times the tokens: nothing turned the scores into "
-           "weights";
+    return "this is the scores times the tokens, nothing turned into weights: this "
+           "points to the scores used as weights";
   return "";
 }
 }  // namespace
@@ -84,8 +86,9 @@ TEST_CASE("each sentence's output equals section 1's attention of that sentence 
     const Tensor alone = attend_one(select(X, 0, b));
     worst = std::max(worst, largest_gap(select(out, 0, b), alone));
   }
+  const std::string why = exercise::quietly(mistake_behind, X, out);
+  INFO(why);  // first: a later empty INFO would end doctest's report of the check
   INFO("largest difference from the sentence attended alone: ", worst);
-  INFO(mistake_behind(X, out));
   CHECK(worst <= 1e-14);
 }
 
@@ -96,8 +99,10 @@ TEST_CASE("sentences do not mix: changing sentence 1 leaves sentence 0's output 
   const Tensor changed = cat({slice(X, 0, 0, 1), randn({1, 4, 3}, gen)}, 0);
   const Tensor before = select(batched_self_attention(X), 0, 0);
   const Tensor after = select(batched_self_attention(changed), 0, 0);
+  const std::string why =
+      exercise::quietly(mistake_behind, X, batched_self_attention(X));
+  INFO(why);
   INFO("largest change in sentence 0's output: ", largest_gap(after, before));
-  INFO(mistake_behind(X, batched_self_attention(X)));
   CHECK(largest_gap(after, before) == 0.0);
 }
 
@@ -112,7 +117,8 @@ TEST_CASE("a token's weights sum to one: in a sentence of one repeated token, ev
   const Tensor X = tokens * ones({2, 5, 1});    // 2 sentences, each its token 5 times
   const Tensor out = batched_self_attention(X);
   REQUIRE(out.shape() == X.shape());
+  const std::string why = exercise::quietly(mistake_behind, X, out);
+  INFO(why);
   INFO("largest difference from the repeated token: ", largest_gap(out, X));
-  INFO(mistake_behind(X, out));
   CHECK(largest_gap(out, X) <= 8 * 0x1p-53 * max(abs(X)).item());
 }

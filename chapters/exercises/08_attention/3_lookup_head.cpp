@@ -39,6 +39,8 @@
 
 #include <litgrad/litgrad.hpp>
 
+#include "exercise_checks.hpp"
+
 using namespace litgrad;
 
 // The eight parameters of a head over tokens of 13 features.
@@ -104,15 +106,16 @@ std::string where_the_weight_goes(const Looked& l, const LookupBatch& b) {
   if (argmax_right)
     return "every token gives the token it asked for its largest weight, but not "
            "enough of it: the scores are too close together. What does the head do to "
-           "every score before the softmax?";
+           "every score before the softmax? This points to the division by the square "
+           "root of 13 forgotten";
   if (on_self > on_asked && on_self > on_askers)
     return "tokens attend mostly to themselves (mean weight " +
            std::to_string(on_self) +
-           "): the query seems to come from the colour a token is, not the one it "
-           "wants";
+           "): this points to the query made from the colour a token is, not the one "
+           "it wants";
   if (on_askers > on_asked)
     return "tokens attend to the tokens that want *their* colour (mean weight " +
-           std::to_string(on_askers) + "): queries and keys look swapped";
+           std::to_string(on_askers) + "): this points to queries and keys swapped";
   return "mean weight on the token asked for: " + std::to_string(on_asked);
 }
 }  // namespace
@@ -133,8 +136,9 @@ TEST_CASE("every token puts over 0.99 of its weight on the token of the colour i
   const LookupBatch b = lookup_batch(256, gen);
   const Looked l = look(h, b.tokens);
   const double least = min(sum(l.weights * b.asked, {-1})).item();
+  const std::string why = exercise::quietly(where_the_weight_goes, l, b);
+  INFO(why);
   INFO("the least weight a token put on the token it asked for: ", least);
-  INFO(where_the_weight_goes(l, b));
   CHECK(least > 0.99);
 }
 
@@ -150,11 +154,12 @@ TEST_CASE("the last feature of every output is the value of the token asked for,
   std::string why;
   if (max(abs(l.answer)).item() == 0.0)
     why = "every answer is 0: the value never reaches the output's last feature (what "
-          "do W_v and W_o do with feature 12?)";
+          "do W_v and W_o do with feature 12?); this points to the value carried to "
+          "the wrong feature";
   else if (max(abs(l.answer - own_values)).item() < 0.01)
     why = "the answers are the tokens' own values: the weight is not on the token "
           "asked for";
-  INFO("the largest error of an answer: ", worst);
   INFO(why);
+  INFO("the largest error of an answer: ", worst);
   CHECK(worst < 0.01);
 }

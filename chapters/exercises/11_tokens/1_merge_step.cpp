@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "exercise_checks.hpp"  // vectors print as {a, b, c}
+
 // %%
 // The function to write, in ``exercises/11_tokens/1_merge_step.cpp``:
 
@@ -53,14 +55,16 @@ TEST_CASE(
   const Merge m = merge_step(tokens, 256);
   CHECK(m.left == 'a');
   CHECK(m.right == 'a');
-  INFO("counted with overlaps, each run of three a's would give aa twice");
+  INFO("counted with overlaps, each run of three a's would give aa twice: 6 points "
+       "to overlapping pairs counted twice in 'aaa'");
   CHECK(m.count == 3);
 }
 
 TEST_CASE("ties go to the pair with the smaller left id, then the smaller right id") {
   std::vector<std::int64_t> first = {5, 6, 7, 5, 6, 7};  // (5,6) and (6,7) both twice
   const Merge a = merge_step(first, 100);
-  INFO("of (5,6) and (6,7), each counted twice, the smaller left id is 5");
+  INFO("of (5,6) and (6,7), each counted twice, the smaller left id is 5: (6,7) "
+       "points to ties go to the last pair seen");
   CHECK(a.left == 5);
   CHECK(a.right == 6);
   // (3,9), (9,3) and (3,4) twice each:
@@ -77,11 +81,13 @@ TEST_CASE(
   std::vector<std::int64_t> run = {1, 1, 1, 1};
   const Merge a = merge_step(run, 9);
   CHECK(a.count == 2);
-  CHECK(run == std::vector<std::int64_t>{9, 9});
+  CHECK_MESSAGE((run == std::vector<std::int64_t>{9, 9}),
+                "a longer result points to the merged pair's right token read again");
   std::vector<std::int64_t> text = bytes_of("aaabaaacaaad");
   const Merge b = merge_step(text, 256);
   INFO("the merged pair's right token is used up: it cannot start another pair");
-  CHECK(text.size() == 12 - b.count);
+  CHECK_MESSAGE(text.size() == 12 - b.count,
+                "one token short points to the last token dropped");
   CHECK(text == std::vector<std::int64_t>{256, 'a', 'b', 256, 'a', 'c', 256, 'a', 'd'});
 }
 

@@ -32,6 +32,8 @@
 #include <utility>
 #include <vector>
 
+#include "exercise_checks.hpp"  // vectors print as {a, b, c}
+
 // %%
 // The function to write, in ``exercises/11_tokens/2_utf8.cpp``:
 
@@ -58,12 +60,14 @@ std::vector<int> bytes(const std::string& s) {
 
 TEST_CASE("A is the one byte 0x41, é (U+00E9) the two bytes C3 A9") {
   CHECK(bytes(utf8(0x41)) == std::vector<int>{0x41});
-  INFO("two bytes: a lead byte 110xxxxx, then a continuation byte 10xxxxxx");
+  INFO("two bytes: a lead byte 110xxxxx, then a continuation byte 10xxxxxx; a second "
+       "byte below 0x80 points to continuation bytes without their 10 marker");
   CHECK(bytes(utf8(0xE9)) == std::vector<int>{0xC3, 0xA9});
 }
 
 TEST_CASE("the dash — (U+2014) is E2 80 94 and 東 (U+6771) is E6 9D B1") {
-  INFO("three bytes: a lead byte 1110xxxx, then two continuation bytes 10xxxxxx");
+  INFO("three bytes: a lead byte 1110xxxx, then two continuation bytes 10xxxxxx; a "
+       "lead byte 110xxxxx points to a three-byte character led by a two-byte lead");
   CHECK(bytes(utf8(0x2014)) == std::vector<int>{0xE2, 0x80, 0x94});
   CHECK(bytes(utf8(0x6771)) == std::vector<int>{0xE6, 0x9D, 0xB1});
 }
@@ -79,7 +83,9 @@ TEST_CASE("the length changes at 0x80, 0x800 and 0x10000, and not before") {
       {0xFFFF, 3}, {0x10000, 4}, {0x10FFFF, 4}};
   for (const auto& [c, length] : edges) {
     INFO("code point ", code(c));
-    CHECK(utf8(c).size() == length);
+    CHECK_MESSAGE(utf8(c).size() == length,
+                  "three bytes at U+07FF point to the two-byte range ends one code "
+                  "point early");
   }
 }
 
@@ -92,7 +98,9 @@ TEST_CASE(
     REQUIRE(s.size() >= 2);
     char32_t decoded = static_cast<unsigned char>(s[0]) & (0x7F >> s.size());
     for (std::size_t i = 1; i < s.size(); ++i) {
-      CHECK((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80);
+      CHECK_MESSAGE((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80,
+                    "byte ", i, " is not 10xxxxxx: a byte 11xxxxxx in the middle of "
+                    "three points to the middle six bits not cut to six");
       decoded = decoded << 6 | (static_cast<unsigned char>(s[i]) & 0x3F);
     }
     CHECK(decoded == c);

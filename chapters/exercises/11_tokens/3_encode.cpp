@@ -26,6 +26,8 @@
 
 #include <litgrad/litgrad.hpp>
 
+#include "exercise_checks.hpp"  // vectors print as {a, b, c}
+
 // %%
 // The function to write, in ``exercises/11_tokens/3_encode.cpp``:
 
@@ -38,11 +40,36 @@ std::vector<std::int64_t> encode_piece(const std::string& piece, const Merges& m
 
 using Ids = std::vector<std::int64_t>;
 
+// %% fold: what a wrong encoding of abc, with (b, c) learned before (a, b), points to
+namespace {
+bool holds(const Ids& ids, std::int64_t id) {
+  for (std::int64_t x : ids)
+    if (x == id) return true;
+  return false;
+}
+std::string what_is_wrong_with_abc(const Ids& ids) {
+  if (holds(ids, 257))
+    return "(a, b) was merged: this points to merges replayed from the last learned";
+  if (holds(ids, 0) || holds(ids, 1))
+    return "a merged pair has an id below 256, which belongs to a byte: this points "
+           "to a merge's number taken for its id";
+  if (ids.size() == 3 && holds(ids, 256))
+    return "c is still there after (b, c) was replaced: this points to the replaced "
+           "pair's right token read again";
+  return "";
+}
+}  // namespace
+
+// %%
+
 TEST_CASE("merges are replayed in the order they were learned, not in the order their "
           "pairs occur in the piece") {
   const Merges merges = {{'b', 'c'}, {'a', 'b'}};  // (b, c) is 256, (a, b) is 257
+  const Ids abc = encode_piece("abc", merges);
+  const std::string why = what_is_wrong_with_abc(abc);
+  INFO(why);  // first: a later empty INFO would end doctest's report of the check
   INFO("(b, c) was learned first, so in abc it wins although (a, b) comes first");
-  CHECK(encode_piece("abc", merges) == Ids{'a', 256});
+  CHECK(abc == Ids{'a', 256});
   CHECK(encode_piece("abab", merges) == Ids{257, 257});
 }
 
@@ -63,7 +90,8 @@ TEST_CASE("a later merge builds on an earlier merge's token, whose id is 256 plu
 
 TEST_CASE("bytes of 128 or more, the pieces of characters outside ASCII, are the ids "
           "128 to 255") {
-  CHECK(encode_piece("caf\xc3\xa9", {}) == Ids{'c', 'a', 'f', 0xC3, 0xA9});
+  CHECK_MESSAGE((encode_piece("caf\xc3\xa9", {}) == Ids{'c', 'a', 'f', 0xC3, 0xA9}),
+                "a negative id points to bytes read as signed char");
 }
 
 TEST_CASE("on every piece of a text, the ids equal BPETokenizer::encode's, with a "
