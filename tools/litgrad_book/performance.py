@@ -172,11 +172,12 @@ def write_report(folder):
                       "unit": "s", "columns": ["", "seconds"],
                       "rows": [[f"chapter {int(c[:2])}", min(runs)] for c, runs in sorted(book.items())]
                               + [["all chapters", total]],
-                      "goal": "every chapter within its budget (10 seconds, or up to 30 for a chapter "
-                              "that says why), and the whole book under a minute",
+                      "goal": "every chapter within its budget (10 seconds, or more for a chapter that "
+                              "says why: up to 60 a seed for chapter 12's GPT), and the whole "
+                              "book under five minutes",
                       "why": "The claims run on every build and in every test run; a book that proves "
                              "itself in seconds gets proved often.",
-                      "met": all(min(r) < budget[c] for c, r in book.items()) and total < 60})
+                      "met": all(min(r) < budget[c] for c, r in book.items()) and total < 300})
 
     flag_memory, sweep_memory = load(folder, "memory_flag.json"), load(folder, "memory_sweep.json")
     samples = flag_memory["resident_kb_every_1000_steps"]

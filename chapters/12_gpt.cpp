@@ -1,0 +1,1256 @@
+// Chapter 12 · A GPT that writes
+// ==============================
+//
+// Chapter 10's model spelled single words, a letter at a time. This chapter trains the
+// kind of model every large language model since GPT-2 is built as: a stack of
+// chapter 9's blocks, under the causal mask, reading running text as chapter 11's
+// tokens and predicting each next token. The text is WordNet's definitions, each on a
+// line of its own after the word it defines (*dog: a member of the genus Canis ...*),
+// so that the model learns a task as well as a language: given a word, write what it
+// means.
+//
+// On the way we meet the handful of choices that turn chapter 10's model into a GPT:
+// one matrix that both reads and writes tokens, a starting scale that makes the first
+// loss predictable, weight decay on the matrices only, warm-up, a cosine schedule and
+// gradient clipping. Then the model writes: with a cache of keys and values that gives
+// exactly the bits of recomputing the whole text at every step, for a fraction of the
+// work, and with the three knobs every text generator exposes, temperature, top-k and
+// top-p.
+
+// %% about: A small GPT trained on WordNet's definitions as running text: windows of
+// tokens, a tied read-out, GPT-2's starting scale, AdamW with parameter groups,
+// warm-up, cosine and clipping; beating the token bigram and using the word it is
+// given; writing with a KV cache equal to recomputation, and temperature, top-k and
+// top-p sampling.
+// %% assumes: 6, 7, 9, 10, 11
+// %% budget: 180 s, because it trains the book's largest model, the GPT, on three seeds
+// (up to 60 s each)
+
+// %% fold: includes, and the names this file uses
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <litgrad/book/chapter.hpp>
+#include <litgrad/book/corpus.hpp>
+#include <litgrad/book/figures.hpp>
+#include <litgrad/book/trained.hpp>
+#include <litgrad/litgrad.hpp>
+
+using namespace litgrad;
+using book::out;
+
+namespace {
+
+constexpr double kU = 0x1p-53;  // the unit roundoff of double precision
+const std::vector<std::uint64_t> kSeeds = {1, 2, 3};
+
+// How many elements of two tensors of one shape differ in any bit.
+std::int64_t differing_bits(const Tensor& a, const Tensor& b) {
+  std::int64_t differing = 0;
+  for (std::int64_t i = 0; i < a.numel(); ++i)
+    differing += std::memcmp(a.data() + i, b.data() + i, sizeof(double)) != 0;
+  return differing;
+}
+
+Tensor ids_tensor(const std::vector<std::int64_t>& ids, const Shape& shape) {
+  return tensor(std::vector<double>(ids.begin(), ids.end()), shape, DType::Int64);
+}
+
+// %% 1 · Running text, in windows
+//
+// The text is chapter 11's: the definitions of WordNet's synsets, split with the same
+// seed into training and held-out definitions. Each synset becomes one line, its first
+// word, a colon and its definition, and the training text is the training lines one
+// after another. Chapter 11's byte-pair encoding, trained on that text with a
+// vocabulary of :math:`V = 1024` tokens, turns it into one long sequence of token ids.
+//
+// A GPT learns from *windows* of that sequence: :math:`T = 32` consecutive tokens as
+// input, and as targets the :math:`T` tokens that follow each of them, which are the
+// same window moved on by one. The causal mask lets position :math:`t` see the inputs
+// up to :math:`t` only, so one window is :math:`T` predictions at once, each from its
+// own prefix. Windows start anywhere, in the middle of a line or a word, and cross from
+// one line into the next: the model must learn where definitions start and end, as it
+// must learn everything else. A batch is 16 windows whose starts are drawn at random.
+
+constexpr std::int64_t kVocabulary = 1024, kContext = 32, kBatch = 16;
+
+// %% fold: the lines, the tokenizer and the training tokens, each made once per process
+std::string line_of(const book::Gloss& g) {
+  return g.words[0] + ": " + g.definition + "\n";
+}
+
+const std::string& training_text() {
+  static const std::string text = [] {
+    std::string t;
+    for (const book::Gloss& g : book::wordnet().training) t += line_of(g);
+    return t;
+  }();
+  return text;
+}
+
+const BPETokenizer& tokenizer() {
+  static const BPETokenizer trained = [] {
+    BPETokenizer t;
+    book::train_once(
+        "tokenizer", 0, [&](const std::string& path) { t.save(path); },
+        [&](const std::string& path) { t.load(path); },
+        [&] {
+          t.train(training_text(), kVocabulary);
+          return book::Record();
+        });
+    return t;
+  }();
+  return trained;
+}
+
+const std::vector<std::int64_t>& training_tokens() {
+  static const std::vector<std::int64_t> ids = tokenizer().encode(training_text());
+  return ids;
+}
+
+// %%
+// The batch of windows, as the training loop below draws it: inputs and targets
+// ``[16, 32]``.
+
+struct Batch {
+  Tensor inputs, targets;  // [B, T] token ids each
+  std::vector<std::int64_t> starts;
+};
+
+Batch windows(const std::vector<std::int64_t>& tokens, std::int64_t batch,
+              Generator& gen) {
+  const auto last_start = static_cast<std::int64_t>(tokens.size()) - kContext - 1;
+  std::vector<std::int64_t> inputs, targets, starts;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const std::int64_t s = gen.randint(0, last_start + 1);
+    starts.push_back(s);
+    for (std::int64_t t = 0; t < kContext; ++t) {
+      inputs.push_back(tokens[s + t]);
+      targets.push_back(tokens[s + t + 1]);  // the token after input t
+    }
+  }
+  return {ids_tensor(inputs, {batch, kContext}), ids_tensor(targets, {batch, kContext}),
+          starts};
+}
+
+// %%
+// The test draws a batch, and checks what the training will rely on: every target is
+// the input one position later, where the window has one, and the last target is the
+// token after the window; each window's tokens decode to a piece of the training text.
+
+TEST_CASE(
+    "in every window the targets are the inputs moved on by one token, and every "
+    "window is a stretch of the training text") {
+  const auto& tokens = training_tokens();
+  out() << training_text().size() << " characters of training text, "
+        << book::wordnet().training.size() << " lines, " << tokens.size()
+        << " tokens\n";
+  Generator gen(5);
+  const Batch b = windows(tokens, kBatch, gen);
+  std::int64_t misplaced = 0, not_in_text = 0;
+  for (std::int64_t w = 0; w < kBatch; ++w) {
+    for (std::int64_t t = 0; t + 1 < kContext; ++t)
+      misplaced += b.targets.at({w, t}) != b.inputs.at({w, t + 1});
+    misplaced += b.targets.at({w, kContext - 1}) != tokens[b.starts[w] + kContext];
+    std::vector<std::int64_t> ids;
+    for (std::int64_t t = 0; t < kContext; ++t)
+      ids.push_back(std::llround(b.inputs.at({w, t})));
+    not_in_text += training_text().find(tokenizer().decode(ids)) == std::string::npos;
+  }
+  std::vector<std::int64_t> first;
+  for (std::int64_t t = 0; t < kContext; ++t)
+    first.push_back(std::llround(b.inputs.at({0, t})));
+  out() << "the first window: \"" << tokenizer().decode(first) << "\"\n";
+  book::check("misplaced targets", static_cast<double>(misplaced),
+              "of 16 windows of 32", book::exactly(0));
+  book::check("windows not in the text", static_cast<double>(not_in_text),
+              "of 16, decoded", book::exactly(0));
+}
+
+// %% 2 · What to beat
+//
+// Losses from here on are in *bits per character*: the nats a model spends on a line's
+// tokens, divided by :math:`\ln 2` and by the line's characters (bytes). Per token
+// would flatter a tokenizer with longer tokens; per character, models with different
+// vocabularies, or a model of letters, compare fairly.
+//
+// The held-out lines are read one at a time, each after a newline token, so that the
+// model sees where a line begins, and each line's first :math:`T` predictions count
+// (almost every line fits). A uniform guess costs :math:`\log_2 V = 10` bits a token.
+// The *bigram* of tokens, chapter 10's model with tokens for letters, predicts each
+// token from the one before, :math:`p(b \mid a) = (N_{ab} + 1) / (N_a + V)` with the
+// counts :math:`N` taken from the training tokens; it is the baseline the GPT must
+// beat.
+
+constexpr std::int64_t kHeldOut = 2000;  // held-out lines evaluated
+constexpr std::int64_t kNewline = '\n';  // the newline byte's token
+
+// %% fold: the held-out lines as sequences, and the bigram's costs
+struct Line {
+  std::vector<std::int64_t> ids;  // the newline token, then the line's tokens
+  double characters = 0;          // the bytes the counted predictions spell
+};
+
+// `n` held-out synsets spread evenly over the list, which is in WordNet's order, nouns
+// first: so that every part of speech has its share.
+std::vector<const book::Gloss*> spread(std::size_t n) {
+  const auto& held = book::wordnet().held_out;
+  std::vector<const book::Gloss*> chosen;
+  for (std::size_t i = 0; i < n; ++i) chosen.push_back(&held[i * held.size() / n]);
+  return chosen;
+}
+
+// kHeldOut held-out lines spread over the list, each cut to kContext + 1 tokens.
+const std::vector<Line>& held_out_lines() {
+  static const std::vector<Line> lines = [] {
+    std::vector<Line> out;
+    for (const book::Gloss* g : spread(kHeldOut)) {
+      Line l;
+      l.ids = tokenizer().encode("\n" + line_of(*g));
+      if (static_cast<std::int64_t>(l.ids.size()) > kContext + 1)
+        l.ids.resize(kContext + 1);
+      for (std::size_t t = 1; t < l.ids.size(); ++t)
+        l.characters += static_cast<double>(tokenizer().token(l.ids[t]).size());
+      out.push_back(l);
+    }
+    return out;
+  }();
+  return lines;
+}
+
+struct Bigram {
+  std::vector<double> log_p;  // [V * V]: log p(b | a) at a * V + b, smoothed
+};
+
+const Bigram& bigram() {
+  static const Bigram model = [] {
+    std::vector<double> count(kVocabulary * kVocabulary, 0), total(kVocabulary, 0);
+    const auto& ids = training_tokens();
+    for (std::size_t i = 0; i + 1 < ids.size(); ++i)
+      count[ids[i] * kVocabulary + ids[i + 1]] += 1, total[ids[i]] += 1;
+    Bigram m;
+    m.log_p.resize(count.size());
+    for (std::int64_t a = 0; a < kVocabulary; ++a)
+      for (std::int64_t b = 0; b < kVocabulary; ++b)
+        m.log_p[a * kVocabulary + b] =
+            std::log((count[a * kVocabulary + b] + 1) / (total[a] + kVocabulary));
+    return m;
+  }();
+  return model;
+}
+
+// Each held-out line's cost in nats under the bigram.
+std::vector<double> bigram_costs() {
+  std::vector<double> costs;
+  for (const Line& l : held_out_lines()) {
+    double nats = 0;
+    for (std::size_t t = 1; t < l.ids.size(); ++t)
+      nats -= bigram().log_p[l.ids[t - 1] * kVocabulary + l.ids[t]];
+    costs.push_back(nats);
+  }
+  return costs;
+}
+
+double characters_of(const std::vector<Line>& lines) {
+  double n = 0;
+  for (const Line& l : lines) n += l.characters;
+  return n;
+}
+
+// Bits per character of per-line costs in nats: a ratio of sums.
+double bits_per_character(const std::vector<double>& nats) {
+  double total = 0;
+  for (double c : nats) total += c;
+  return total / std::log(2.0) / characters_of(held_out_lines());
+}
+
+// The uniform guess's cost of each held-out line: log V nats per predicted token.
+std::vector<double> uniform_costs() {
+  std::vector<double> costs;
+  for (const Line& l : held_out_lines())
+    costs.push_back(static_cast<double>(l.ids.size() - 1) * std::log(kVocabulary));
+  return costs;
+}
+
+TEST_CASE(
+    "on the held-out lines the token bigram costs fewer bits per character than a "
+    "uniform guess over the 1,024 tokens") {
+  const double uniform = bits_per_character(uniform_costs());
+  const double two = bits_per_character(bigram_costs());
+  double tokens = 0;
+  for (const Line& l : held_out_lines())
+    tokens += static_cast<double>(l.ids.size() - 1);
+  out() << held_out_lines().size() << " held-out lines, " << tokens << " tokens, "
+        << characters_of(held_out_lines()) << " characters ("
+        << tokens / characters_of(held_out_lines()) << " tokens a character)\n";
+  book::measured("uniform", uniform, "bits per held-out character");
+  book::check("bigram", two, "bits per held-out character", book::below(uniform));
+}
+
+// %% 3 · The model
+//
+// The model is chapter 10's, grown: a token embedding and a position embedding of width
+// :math:`d = 64`, two of chapter 9's pre-norm blocks with 4 heads and a GELU
+// feed-forward part of width 256 under the causal mask, and a final layer norm. Two
+// things are new.
+//
+// **A tied read-out.** The scores for the next token are the final vectors multiplied
+// by the transpose of the token embedding's own matrix: the score of token :math:`j` is
+// the dot product of the vector with :math:`j`'s embedding. One matrix learns both to
+// read and to write tokens (Press and Wolf, 2017, and GPT-2), which saves a
+// :math:`V \times d` matrix, 65,536 parameters here, the largest single piece of the
+// model. The matrix then gets gradients from both its uses, added.
+//
+// **GPT-2's starting scale.** Every matrix starts normal with standard deviation 0.02
+// and every bias at 0 (Radford et al., 2019). Small scores make the first prediction
+// nearly uniform, as the next section checks. The two projections that write into the
+// residual stream in each block (the attention's output projection and the
+// feed-forward part's second layer) start :math:`\sqrt{2L}` times smaller still, for
+// :math:`L` blocks: each of the :math:`2L` writes adds its variance to the stream, and
+// the smaller start keeps their sum at the scale of one.
+
+constexpr std::int64_t kWidth = 64, kHeads = 4, kLayers = 2;
+
+// Token ids [N, n] → scores for the next token [N, n, V].
+struct GPT : nn::Module {
+  nn::Embedding token, position;
+  nn::ModuleList blocks;
+  nn::LayerNorm norm;
+
+  // `gpt2_start` false keeps the layers' own starts (the embeddings standard normal).
+  explicit GPT(Generator& gen, bool gpt2_start = true)
+      : Module("GPT"),
+        token(kVocabulary, kWidth, std::nullopt, gen),
+        position(kContext, kWidth, std::nullopt, gen),
+        norm({kWidth}) {
+    nn::TransformerEncoderLayerOptions o;
+    o.dim_feedforward = 4 * kWidth, o.dropout = 0, o.activation = "gelu";
+    o.batch_first = true, o.norm_first = true;
+    register_module("token", token), register_module("position", position);
+    for (std::int64_t l = 0; l < kLayers; ++l)
+      blocks.push_back(nn::TransformerEncoderLayer(kWidth, kHeads, o, gen));
+    register_module("blocks", blocks), register_module("norm", norm);
+    if (!gpt2_start) return;
+    for (auto& [name, p] : named_parameters()) {
+      if (p.dim() == 1) {
+        if (name.find("norm") == std::string::npos) nn::init::zeros_(p);  // biases
+        continue;
+      }
+      const bool writes_to_stream = name.find("out_proj.weight") != std::string::npos ||
+                                    name.find("linear2.weight") != std::string::npos;
+      nn::init::normal_(p, 0.0,
+                        writes_to_stream ? 0.02 / std::sqrt(2.0 * kLayers) : 0.02, gen);
+    }
+  }
+
+  // The tied read-out: scores = final vectors times the embedding matrix, transposed.
+  Tensor readout(const Tensor& x) const {
+    return matmul(norm(x), token.weight.transpose(0, 1));
+  }
+
+  Tensor forward(const Tensor& ids) const {
+    const std::int64_t n = ids.size(1);
+    Tensor x = token(ids) + position(arange(n));
+    const Tensor mask = generate_square_subsequent_mask(n);
+    for (std::size_t l = 0; l < blocks.size(); ++l)
+      x = blocks.at<nn::TransformerEncoderLayer>(l)(x, mask, Tensor(), true);
+    return readout(x);
+  }
+  Tensor operator()(const Tensor& ids) const { return forward(ids); }
+};
+
+std::int64_t parameter_count(const nn::Module& m) {
+  std::int64_t n = 0;
+  for (const Tensor& p : m.parameters()) n += p.numel();
+  return n;
+}
+
+// %%
+// What tying does, checked on a fresh model: ``parameters()`` lists the shared matrix
+// once, so the model has exactly :math:`V d` parameters fewer than the same model with
+// a read-out of its own, and the optimiser steps it once. Its gradient is the sum of
+// the gradient through the embedding and the gradient through the read-out. The test
+// computes those two separately, each with the other use cut off by ``detach()``, and
+// finds the tied gradient equal to their sum in every bit: it is exactly that sum,
+// added once.
+
+TEST_CASE(
+    "the tied model has exactly V·d parameters fewer than an untied one, and the "
+    "shared "
+    "matrix's gradient is exactly the sum of its two uses' gradients") {
+  Generator gen(7);
+  GPT model(gen);
+  const std::int64_t tied = parameter_count(model);
+  const std::int64_t untied =
+      tied + parameter_count(nn::Linear(kWidth, kVocabulary, false));
+  const Batch b = windows(training_tokens(), 4, gen);
+  auto loss_of = [&](const Tensor& read_matrix, const Tensor& embed_matrix) {
+    Tensor x = nn::embedding(b.inputs, embed_matrix) + model.position(arange(kContext));
+    const Tensor mask = generate_square_subsequent_mask(kContext);
+    for (std::size_t l = 0; l < model.blocks.size(); ++l)
+      x = model.blocks.at<nn::TransformerEncoderLayer>(l)(x, mask, Tensor(), true);
+    const Tensor scores = matmul(model.norm(x), read_matrix.transpose(0, 1));
+    return cross_entropy(scores.reshape({-1, kVocabulary}), b.targets.reshape({-1}));
+  };
+  const Tensor& w = model.token.weight;
+  const Tensor both =
+      autograd::grad({cross_entropy(model(b.inputs).reshape({-1, kVocabulary}),
+                                    b.targets.reshape({-1}))},
+                     {w})[0];
+  const Tensor through_embedding = autograd::grad({loss_of(w.detach(), w)}, {w})[0];
+  const Tensor through_readout = autograd::grad({loss_of(w, w.detach())}, {w})[0];
+  const Tensor sum_of_two = through_embedding + through_readout;
+  out() << "parameters: " << tied << " tied, " << untied << " untied\n";
+  book::check("parameters saved", static_cast<double>(untied - tied),
+              "by tying, against V·d", book::exactly(kVocabulary * kWidth));
+  book::check("differing gradient elements",
+              static_cast<double>(differing_bits(both, sum_of_two)),
+              "of the tied gradient against the sum", book::exactly(0));
+}
+
+// %%
+// At the start, every score is small: the final layer norm gives vectors with about
+// unit variance per coordinate, and each embedding row has entries of standard
+// deviation 0.02, so a score's standard deviation is about :math:`0.02\sqrt{d} = 0.16`.
+// How close to a uniform guess does that put the first loss? A bound that needs no
+// assumption: the log-sum-exp of :math:`V` scores lies between :math:`\ln V` plus their
+// mean and :math:`\ln V` plus their largest, so one prediction's loss,
+// :math:`\operatorname{lse}(z) - z_\text{target}`, is within the scores' range
+// :math:`\max z - \min z` of :math:`\ln V`, and the mean loss within the mean range
+// :math:`\bar r`. The test measures :math:`\bar r` on a batch and claims the loss
+// within it of :math:`\ln V`. And it shows what the start buys: the same model with its
+// layers' own starts (standard normal embeddings, as ``nn::Embedding`` gives) has
+// scores of standard deviation near :math:`\sqrt{d} = 8`, and a first loss above
+// :math:`\ln V + \bar r`: training would first have to undo the start.
+
+TEST_CASE(
+    "with GPT-2's start the first loss is within the scores' mean range of ln V, and "
+    "with standard normal embeddings it is above that") {
+  Generator gen(8), batches(9);
+  const Batch b = windows(training_tokens(), kBatch, batches);
+  auto first_loss = [&](const GPT& model, double* mean_range) {
+    NoGradGuard no_grad;
+    const Tensor scores = model(b.inputs).reshape({-1, kVocabulary});
+    if (mean_range)
+      *mean_range = mean(max(scores, 1).values - min(scores, 1).values).item();
+    return cross_entropy(scores, b.targets.reshape({-1})).item();
+  };
+  double range = 0;
+  const double small = first_loss(GPT(gen), &range);
+  const double large = first_loss(GPT(gen, false), nullptr);
+  out() << "ln V = " << std::log(kVocabulary) << "; mean range of the scores " << range
+        << "\n";
+  book::check("first loss, GPT-2's start", small, "nats a token",
+              book::within(range, std::log(kVocabulary)));
+  book::check("first loss, standard normal", large, "nats a token",
+              book::above(std::log(kVocabulary) + range));
+}
+
+// %% 4 · Training
+//
+// The optimiser is chapter 6's AdamW, with its weight decay split by *parameter
+// groups*: the matrices (the embeddings and every layer's weights) decay, and the
+// biases and the layer norms' scales and shifts do not. Decay pulls a parameter toward
+// 0, which for a matrix means smaller, smoother maps; a norm's scale pulled toward 0
+// would silence its layer, and a bias has nothing to regularise. So the matrices form
+// one group with decay 0.1, as GPT-2's successors use, and the rest a group with decay
+// 0. AdamW's decay is *decoupled*: each step first shrinks a decaying parameter by the
+// factor :math:`1 - \eta\lambda`, for rate :math:`\eta` and decay :math:`\lambda`, and
+// then takes Adam's step, which the decay does not enter. The test shows both groups at
+// work: one step with every gradient zero (so that Adam's own step is exactly 0)
+// multiplies every matrix by exactly :math:`1 - \eta\lambda` and leaves every bias and
+// norm parameter unchanged in every bit.
+
+constexpr double kRate = 6e-3, kDecay = 0.1, kClip = 1.0;
+
+// %%
+std::vector<optim::ParamGroup> parameter_groups(const GPT& model) {
+  std::vector<Tensor> matrices, others;
+  for (const Tensor& p : model.parameters())
+    (p.dim() >= 2 ? matrices : others).push_back(p);
+  return {{matrices, {{"weight_decay", kDecay}}}, {others, {{"weight_decay", 0.0}}}};
+}
+
+TEST_CASE(
+    "one AdamW step with zero gradients multiplies every matrix by exactly 1 - "
+    "lr·decay "
+    "and leaves every bias and norm parameter unchanged in every bit") {
+  Generator gen(10);
+  GPT model(gen);
+  optim::AdamW adam(parameter_groups(model), {kRate});
+  std::vector<Tensor> before;
+  for (const Tensor& p : model.parameters()) {
+    before.push_back(p.detach().clone());
+    (sum(p) * 0.0).backward();  // a gradient of zeros
+  }
+  adam.step();
+  std::int64_t matrices_off = 0, others_changed = 0, matrix_elements = 0;
+  const double shrink = 1 - kRate * kDecay;
+  const auto params = model.parameters();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (params[i].dim() >= 2) {
+      matrices_off += differing_bits(params[i].detach(), before[i] * shrink);
+      matrix_elements += params[i].numel();
+    } else {
+      others_changed += differing_bits(params[i].detach(), before[i]);
+    }
+  }
+  out() << matrix_elements << " matrix elements decay, "
+        << parameter_count(model) - matrix_elements << " others do not\n";
+  book::check("matrix elements off", static_cast<double>(matrices_off),
+              "not exactly shrunk by 1 - lr·decay", book::exactly(0));
+  book::check("bias and norm elements changed", static_cast<double>(others_changed),
+              "in any bit", book::exactly(0));
+}
+
+// %%
+// Two more guards, both from chapter 10 and chapter 6. The rate *warms up* linearly
+// over the first tenth of the steps, while Adam's running averages of the gradient
+// are still a handful of samples, and then falls along a cosine to 0. And before each
+// step the gradients are *clipped*: if their total norm, over all parameters at once,
+// exceeds 1, every gradient is scaled by the same factor to bring it to 1
+// (``nn::utils::clip_grad_norm_``), so the step keeps its direction but one unlucky
+// batch cannot throw the model far. The account says how many steps it clipped.
+//
+// This is the training loop, all of it. It takes 1,200 steps of 16 windows, about
+// 600,000 tokens, a fifth of the training text. That is the book's largest run, close
+// to a minute of one core for each seed; as in chapter 10, the first process to need a
+// seed's model trains it and saves it beside the program with ``book::train_once``,
+// and the other claims load it. Every 150 steps it records the mean training loss since
+// the last record and the held-out loss on 200 held-out lines, both in bits per
+// character.
+
+constexpr int kSteps = 1200, kWarmup = 120, kEvery = 150;
+
+// Each line's cost in nats under the model, for the lines' own predictions.
+std::vector<double> model_costs(const GPT& model, const std::vector<Line>& lines) {
+  NoGradGuard no_grad;
+  const auto n = static_cast<std::int64_t>(lines.size());
+  std::vector<std::int64_t> inputs(n * kContext, 0), targets(n * kContext, -100);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::size_t t = 0; t + 1 < lines[i].ids.size(); ++t) {
+      inputs[i * kContext + t] = lines[i].ids[t];
+      targets[i * kContext + t] = lines[i].ids[t + 1];
+    }
+  const Tensor scores = model(ids_tensor(inputs, {n, kContext}));
+  const Tensor nats =
+      cross_entropy(scores.reshape({-1, kVocabulary}),
+                    ids_tensor(targets, {n * kContext}), Reduction::None);
+  const Tensor per_line = sum(nats.reshape({n, kContext}), {1});
+  std::vector<double> costs(n);
+  for (std::int64_t i = 0; i < n; ++i) costs[i] = per_line.at({i});
+  return costs;
+}
+
+double bits_per_character_of(const std::vector<double>& nats,
+                             const std::vector<Line>& lines) {
+  double total = 0;
+  for (double c : nats) total += c;
+  return total / std::log(2.0) / characters_of(lines);
+}
+
+book::Record train(GPT& model, std::uint64_t seed) {
+  Generator gen(1000 +
+                seed);  // the windows; the model's start came from Generator(seed)
+  optim::AdamW adam(parameter_groups(model), {kRate});
+  optim::lr_scheduler::LambdaLR schedule(
+      adam, optim::lr_scheduler::cosine_with_warmup(kWarmup, kSteps));
+  std::vector<Line> some;  // every tenth of the held-out lines
+  for (std::size_t i = 0; i < held_out_lines().size(); i += 10)
+    some.push_back(held_out_lines()[i]);
+  const double tokens_per_character = static_cast<double>(training_tokens().size()) /
+                                      static_cast<double>(training_text().size());
+  book::Record record;
+  double since = 0, clipped = 0;
+  for (int step = 1; step <= kSteps; ++step) {
+    const Batch b = windows(training_tokens(), kBatch, gen);
+    const Tensor scores = model(b.inputs);  // [16, 32, V]
+    Tensor loss =
+        cross_entropy(scores.reshape({-1, kVocabulary}), b.targets.reshape({-1}));
+    adam.zero_grad();
+    loss.backward();
+    clipped += nn::utils::clip_grad_norm_(model.parameters(), kClip) > kClip;
+    adam.step();
+    schedule.step();
+    since += loss.item() / kEvery;
+    if (step % kEvery == 0) {
+      record["step"].push_back(step);
+      record["training"].push_back(since * tokens_per_character / std::log(2.0));
+      record["held out"].push_back(
+          bits_per_character_of(model_costs(model, some), some));
+      since = 0;
+    }
+  }
+  record["clipped"] = {clipped};
+  return record;
+}
+
+// %% fold: the trained models, one per seed, trained once for every claim
+struct Trained {
+  std::unique_ptr<GPT> model;
+  book::Record record;
+};
+
+const Trained& trained(std::uint64_t seed) {
+  static std::map<std::uint64_t, Trained> cache;
+  auto found = cache.find(seed);
+  if (found != cache.end()) return found->second;
+  Generator gen(seed);
+  Trained t{std::make_unique<GPT>(gen), {}};
+  t.record =
+      book::train_once("gpt", seed, *t.model, [&] { return train(*t.model, seed); });
+  t.model->eval();
+  return cache.emplace(seed, std::move(t)).first->second;
+}
+
+// %%
+// How far does a minute of training get? Compare the trained model with the two
+// baselines line by line: with :math:`d_i` the difference of two models' costs of line
+// :math:`i` and :math:`c_i` its characters, the difference in bits per character is
+// :math:`\sum_i d_i / \sum_i c_i`, a ratio of means, whose standard error is
+// :math:`\mathrm{sd}(d_i - \bar r c_i) / (\bar c \sqrt{n})` for :math:`n` lines, mean
+// :math:`\bar c` and the ratio :math:`\bar r` (chapter 10). A normal variable strays
+// more than 4 standard errors with probability :math:`6 \cdot 10^{-5}`, so a lead of
+// more than 4 is no accident of these 2,000 lines.
+//
+// The GPT has learned a great deal: it is below the uniform guess by far more than 4
+// standard errors. But it has not caught the token bigram, which is ahead of it by more
+// than 4 standard errors for every seed. That is a matter of data, not of kind. The
+// bigram was counted on all 3 million training tokens; the GPT has seen 1,200 batches
+// of 512, a fifth of them, once, and must learn from them 167,680 parameters where the
+// bigram reads off counts. Its held-out loss is still falling when training stops: the
+// last record is below the one before, for every seed.
+//
+// .. figure:: loss_curves
+//
+//    Bits per character while training, for the first seed: the training loss (the
+//    mean since the last point) and the loss on 200 held-out lines, with the uniform
+//    guess and the token bigram as lines. The model leaves the uniform guess far behind
+//    within the first few hundred steps, and is still closing on the bigram at the end.
+
+// %% fold: the standard error of a ratio of sums, paired by line
+struct Lead {
+  double difference = 0, standard_error = 0;  // in bits per character
+};
+
+// (Σ a_i - Σ b_i) / Σ c_i, in bits per character, and its standard error over lines.
+Lead paired(const std::vector<double>& a, const std::vector<double>& b,
+            const std::vector<double>& c) {
+  const double n = static_cast<double>(a.size());
+  double sd = 0, sc = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) sd += a[i] - b[i], sc += c[i];
+  const double ratio = sd / sc;
+  double spread = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double r = (a[i] - b[i]) - ratio * c[i];
+    spread += r * r / (n - 1);
+  }
+  return {ratio / std::log(2.0),
+          std::sqrt(spread) / (sc / n) / std::sqrt(n) / std::log(2.0)};
+}
+
+std::vector<double> line_characters(const std::vector<Line>& lines) {
+  std::vector<double> c;
+  for (const Line& l : lines) c.push_back(l.characters);
+  return c;
+}
+
+void draw_loss_curves(const book::Record& r) {
+  const double uniform = bits_per_character(uniform_costs());
+  const double two = bits_per_character(bigram_costs());
+  const std::vector<double> ends = {0, static_cast<double>(kSteps)};
+  book::figure(
+      "loss_curves",
+      book::line_plot(
+          "step", "bits per character",
+          {book::series("training", r.at("step"), r.at("training")),
+           book::series("held out", r.at("step"), r.at("held out")),
+           book::series("uniform", ends, {uniform, uniform}).set("style", "k:"),
+           book::series("token bigram", ends, {two, two}).set("style", "k--")}));
+}
+
+// %%
+TEST_CASE(
+    "the trained GPT costs fewer bits per held-out character than a uniform guess by "
+    "more than 4 standard errors, is still improving when training stops, and the "
+    "token "
+    "bigram is still ahead of it by more than 4 standard errors, for three seeds") {
+  draw_loss_curves(trained(kSeeds[0]).record);
+  const auto characters = line_characters(held_out_lines());
+  const auto uniform = uniform_costs(), two = bigram_costs();
+  std::map<std::uint64_t, std::vector<double>> costs;
+  for (auto seed : kSeeds) {
+    costs[seed] = model_costs(*trained(seed).model, held_out_lines());
+    out() << "seed " << seed << ": "
+          << bits_per_character_of(costs[seed], held_out_lines())
+          << " bits per character; clipped " << trained(seed).record.at("clipped")[0]
+          << " of " << kSteps << " steps\n";
+  }
+  book::check_seeds("lead over the uniform guess", "in standard errors, paired by line",
+                    book::above(4), kSeeds, [&](std::uint64_t seed) {
+                      const Lead lead = paired(uniform, costs[seed], characters);
+                      return lead.difference / lead.standard_error;
+                    });
+  book::check_seeds("last record's fall",
+                    "bits per character, held out, in the last "
+                    "150 steps",
+                    book::above(0), kSeeds, [&](std::uint64_t seed) {
+                      const auto& h = trained(seed).record.at("held out");
+                      return h[h.size() - 2] - h.back();
+                    });
+  book::check_seeds("the bigram's lead", "in standard errors, paired by line",
+                    book::above(4), kSeeds, [&](std::uint64_t seed) {
+                      const Lead lead = paired(costs[seed], two, characters);
+                      return lead.difference / lead.standard_error;
+                    });
+}
+
+// %%
+// What does a GPT have that the bigram has not? Context: the bigram sees one token
+// back, the GPT every token in its window. So the GPT's predictions should get cheaper
+// the more of the window lies behind them. Take the held-out lines as one running text,
+// cut 3,000 windows from it at evenly spaced starts, and compare, window by window, the
+// cost of the first prediction (one token of context) with the mean cost of the last 16
+// (16 to 31 tokens of context). We claim the later predictions cheaper by more than 4
+// standard errors of the mean paired difference, for three seeds.
+//
+// .. figure:: loss_by_position
+//
+//    The first seed's mean loss at each position of a window of held-out text, in nats
+//    a token, with the token bigram's on the same windows. The bigram's line is flat:
+//    it never sees more than one token back. The GPT's falls as context accumulates.
+
+// %% fold: windows of held-out running text, and each position's cost
+const std::vector<std::int64_t>& held_out_tokens() {
+  static const std::vector<std::int64_t> ids = [] {
+    std::string text;
+    for (const book::Gloss& g : book::wordnet().held_out) text += line_of(g);
+    return tokenizer().encode(text);
+  }();
+  return ids;
+}
+
+// Nats at each position [windows, T] of 3,000 evenly spaced held-out windows.
+Tensor position_costs(const GPT* model) {
+  const auto& ids = held_out_tokens();
+  const std::int64_t n = 3000;
+  const auto stride = (static_cast<std::int64_t>(ids.size()) - kContext - 1) / n;
+  std::vector<std::int64_t> inputs, targets;
+  for (std::int64_t w = 0; w < n; ++w)
+    for (std::int64_t t = 0; t < kContext; ++t) {
+      inputs.push_back(ids[w * stride + t]);
+      targets.push_back(ids[w * stride + t + 1]);
+    }
+  if (!model) {  // the bigram
+    std::vector<double> nats;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      nats.push_back(-bigram().log_p[inputs[i] * kVocabulary + targets[i]]);
+    return tensor(nats, {n, kContext});
+  }
+  NoGradGuard no_grad;
+  const Tensor scores = (*model)(ids_tensor(inputs, {n, kContext}));
+  return cross_entropy(scores.reshape({-1, kVocabulary}),
+                       ids_tensor(targets, {n * kContext}), Reduction::None)
+      .reshape({n, kContext});
+}
+
+// %%
+TEST_CASE(
+    "on held-out text the GPT's last 16 predictions of a window cost less than its "
+    "first, "
+    "by more than 4 standard errors, for three seeds") {
+  const Tensor bigram_nats = position_costs(nullptr);
+  book::check_seeds(
+      "context's saving", "in standard errors, paired by window", book::above(4),
+      kSeeds, [&](std::uint64_t seed) {
+        const Tensor nats = position_costs(trained(seed).model.get());
+        // per window: first cost less the mean of the last 16
+        const Tensor saving =
+            select(nats, 1, 0) - mean(slice(nats, 1, 16, kContext), {1});
+        const double n = static_cast<double>(saving.numel());
+        const double m = mean(saving).item(), sd = litgrad::std(saving).item();
+        out() << "seed " << seed << ": the first prediction costs "
+              << mean(select(nats, 1, 0)).item() << " nats, the last 16 "
+              << mean(slice(nats, 1, 16, kContext)).item() << "\n";
+        if (seed == kSeeds[0]) {
+          std::vector<double> at, gpt, two;
+          const Tensor by_position = mean(nats, {0}),
+                       bigram_by_position = mean(bigram_nats, {0});
+          for (std::int64_t t = 0; t < kContext; ++t) {
+            at.push_back(static_cast<double>(t));
+            gpt.push_back(by_position.at({t}));
+            two.push_back(bigram_by_position.at({t}));
+          }
+          book::figure(
+              "loss_by_position",
+              book::line_plot(
+                  "position in the window", "nats a token",
+                  {book::series("GPT", at, gpt),
+                   book::series("token bigram", at, two).set("style", "k--")}));
+        }
+        return m / (sd / std::sqrt(n));
+      });
+}
+
+// %% 5 · Writing, with a cache of keys and values
+//
+// To write, give the model a prompt, take its scores for the token after the last one,
+// choose a token, append it and repeat. Done naively, each step runs the model on the
+// whole text so far, although, under the causal mask, nothing it computed for the
+// earlier positions can have changed: a position's vectors depend on that position and
+// those before it only. The one thing a new position needs from the earlier ones is,
+// in each block's attention, their *keys and values*. So a decoder keeps them: the
+// *KV cache*. Each step feeds only the new token through the blocks; each attention
+// layer computes the new token's query, key and value, appends the key and value to its
+// cache, and attends from the query to every cached key
+// (:cpp:func:`litgrad::nn::TransformerEncoderLayer::forward_cached`).
+//
+// The position embedding must then be told where the new token is: position
+// :math:`s` after :math:`s` tokens in the cache.
+
+// %%
+// Token ids [N, n] that follow the tokens the caches have seen → their scores [N, n,
+// V].
+Tensor forward_cached(const GPT& model, const Tensor& ids,
+                      std::vector<nn::KVCache>& caches) {
+  caches.resize(model.blocks.size());
+  const std::int64_t seen = caches[0].size(), n = ids.size(1);
+  Tensor x = model.token(ids) + model.position(arange(seen, seen + n).to(DType::Int64));
+  for (std::size_t l = 0; l < model.blocks.size(); ++l)
+    x = model.blocks.at<nn::TransformerEncoderLayer>(l).forward_cached(x, caches[l]);
+  return model.readout(x);
+}
+
+// %%
+// The library's matrix products sum every element's terms in one order that depends
+// only on how many terms there are, never on how many rows are computed beside it, so
+// the cached step's arithmetic is the same as the full run's for the new position, term
+// for term. The test holds this exactly: it writes from five prompts to the end of the
+// model's context, both ways, sampling each token from the scores, and compares every
+// step's scores bit for bit.
+
+// %% fold: writing, with or without the cache
+struct Written {
+  std::vector<std::int64_t> ids;  // the prompt, then what was written
+  std::vector<Tensor> scores;     // [V] at each step
+};
+
+// Writes from `prompt` until the context is full, choosing each token with `choose`;
+// `operations`, if given, gets each step's count of FlopCounter.
+template <typename Choose>
+Written write(const GPT& model, const std::vector<std::int64_t>& prompt, bool cached,
+              Choose choose, std::vector<double>* operations = nullptr) {
+  NoGradGuard no_grad;
+  Written w{prompt, {}};
+  std::vector<nn::KVCache> caches;
+  Tensor next = ids_tensor(prompt, {1, static_cast<std::int64_t>(prompt.size())});
+  while (static_cast<std::int64_t>(w.ids.size()) < kContext) {
+    const auto n = static_cast<std::int64_t>(w.ids.size());
+    FlopCounter counter;
+    const Tensor all =
+        cached ? forward_cached(model, next, caches) : model(ids_tensor(w.ids, {1, n}));
+    if (operations) operations->push_back(static_cast<double>(counter.total_flops()));
+    const Tensor last = select(select(all, 0, 0), 0, all.size(1) - 1);  // [V]
+    w.scores.push_back(last);
+    w.ids.push_back(choose(last));
+    next = ids_tensor({w.ids.back()}, {1, 1});
+  }
+  return w;
+}
+
+std::vector<std::int64_t> prompt_of(const std::string& text) {
+  return tokenizer().encode("\n" + text);
+}
+
+const std::vector<std::string> kPrompts = {
+    "river:", "music:", "teacher:", "happy:", "to walk:"};
+
+// %%
+TEST_CASE(
+    "writing with the KV cache gives exactly the scores of recomputing the whole text, "
+    "at every step to the end of the context, from five prompts") {
+  const GPT& model = *trained(kSeeds[0]).model;
+  std::int64_t differing = 0, steps = 0;
+  for (const std::string& p : kPrompts) {
+    Generator a(20), b(20);
+    auto draw = [](Generator& g) {
+      return [&g](const Tensor& s) { return std::llround(sample(s, {}, g).item()); };
+    };
+    const Written cached = write(model, prompt_of(p), true, draw(a));
+    const Written full = write(model, prompt_of(p), false, draw(b));
+    for (std::size_t t = 0; t < std::min(cached.scores.size(), full.scores.size()); ++t)
+      differing += differing_bits(cached.scores[t], full.scores[t]);
+    differing += cached.ids != full.ids;
+    steps += static_cast<std::int64_t>(cached.scores.size());
+    out() << "\"" << p << "\" →" << tokenizer().decode(cached.ids).substr(p.size() + 1);
+  }
+  book::check("differing score bits", static_cast<double>(differing),
+              "over " + std::to_string(steps) + " steps of 1,024 scores",
+              book::exactly(0));
+}
+
+// %%
+// What does the cache save? Count it rather than time it: ``FlopCounter`` adds up the
+// operations of every matrix product, :math:`2nkm` for an :math:`n \times k` by
+// :math:`k \times m` product. Without the cache, step :math:`s` runs the model on
+// :math:`s` tokens: the layers' products grow like :math:`s` and the attention scores
+// like :math:`s^2`, so each step costs more than the last by a growing amount, and the
+// whole text of :math:`S` tokens costs on the order of :math:`S^3`. With it, step
+// :math:`s` runs the layers on one token, and its attention compares one query with
+// :math:`s` keys: a cost of the form :math:`a + bs`, growing by the same amount
+// :math:`b` at every step. The test counts both at each step of writing 32 tokens from
+// one, and claims exactly that: the cached steps' second differences are all 0, the
+// recomputing steps' all positive.
+
+TEST_CASE(
+    "counted in operations, each cached step costs exactly a + b·s after s tokens, "
+    "while recomputing costs more at every step by a growing amount") {
+  const GPT& model = *trained(kSeeds[0]).model;
+  std::vector<double> with, without;  // each step's operations, greedy from a newline
+  auto greedy = [](const Tensor& s) { return std::llround(argmax(s, 0).item()); };
+  write(model, {kNewline}, true, greedy, &with);
+  write(model, {kNewline}, false, greedy, &without);
+  double cached_bent = 0, flattest = INFINITY;
+  for (std::size_t s = 2; s < with.size(); ++s) {
+    cached_bent += std::fabs(with[s] - 2 * with[s - 1] + with[s - 2]);
+    flattest = std::min(flattest, without[s] - 2 * without[s - 1] + without[s - 2]);
+  }
+  out() << "operations at step 1: " << with.front() << " cached, " << without.front()
+        << " recomputed; at step 31: " << with.back() << " cached, " << without.back()
+        << " recomputed (" << without.back() / with.back() << " times)\n";
+  book::check("cached second differences", cached_bent, "summed over 29 steps",
+              book::exactly(0));
+  book::check("smallest recomputing second difference", flattest, "operations",
+              book::above(0));
+}
+
+// %% 6 · Choosing the next token
+//
+// The scores give a distribution, :math:`\operatorname{softmax}(z / \tau)` at
+// temperature :math:`\tau` (chapter 10). Drawing from it as it is, the model now and
+// then picks a token from its long tail of unlikely ones, and one bad token can derail
+// the rest of a line. Two cuts keep the draw to the likely tokens, each then
+// renormalised: *top-k* keeps the :math:`k` highest scores, and *top-p*, or *nucleus
+// sampling* (Holtzman et al., 2020), keeps the fewest most likely tokens whose
+// probabilities add up to at least :math:`p`, so that it keeps few tokens where the
+// model is sure and many where it is not. The library's :cpp:func:`litgrad::sample`
+// applies the temperature, then top-k, then top-p, and draws with ``multinomial``.
+//
+// Each knob has a setting that turns it off, and one that turns the draw greedy. The
+// tests check, on the trained model's own scores, what those promise exactly: top-k
+// with :math:`k = 1` writes the greedy text, token for token; top-p with :math:`p = 1`
+// and no top-k writes the text of plain sampling, ``multinomial`` of the softmax, from
+// a generator in the same state.
+
+TEST_CASE(
+    "top-k with k = 1 writes exactly the greedy text, and top-p with p = 1 exactly the "
+    "text of plain sampling, from five prompts") {
+  const GPT& model = *trained(kSeeds[0]).model;
+  std::int64_t differing_greedy = 0, differing_plain = 0;
+  for (const std::string& p : kPrompts) {
+    Generator a(30), b(30);
+    SamplingOptions top1;
+    top1.top_k = 1;
+    const auto greedy = write(model, prompt_of(p), true, [](const Tensor& s) {
+      return std::llround(argmax(s, 0).item());
+    });
+    const auto k1 = write(model, prompt_of(p), true, [&](const Tensor& s) {
+      return std::llround(sample(s, top1, a).item());
+    });
+    SamplingOptions all;
+    all.top_p = 1.0;
+    Generator c(31), d(31);
+    const auto plain = write(model, prompt_of(p), true, [&](const Tensor& s) {
+      return std::llround(multinomial(softmax(s, 0), 1, false, c).at({0}));
+    });
+    const auto p1 = write(model, prompt_of(p), true, [&](const Tensor& s) {
+      return std::llround(sample(s, all, d).item());
+    });
+    differing_greedy += greedy.ids != k1.ids;
+    differing_plain += plain.ids != p1.ids;
+    out() << "greedy \"" << p << "\" →"
+          << tokenizer().decode(greedy.ids).substr(p.size() + 1);
+  }
+  book::check("top-k = 1 texts unlike greedy", static_cast<double>(differing_greedy),
+              "of 5", book::exactly(0));
+  book::check("top-p = 1 texts unlike plain sampling",
+              static_cast<double>(differing_plain), "of 5", book::exactly(0));
+}
+
+// %%
+// And the cuts never let a token through that they should have cut. Writing 40 lines
+// with top-k at :math:`k = 40` and 40 with top-p at :math:`p = 0.9`, the test checks
+// every drawn token against the scores it was drawn from: under top-k, fewer than 40
+// tokens may score strictly higher; under top-p, the tokens more likely than the drawn
+// one must add up to less than 0.9 (otherwise the nucleus was complete without it). The
+// account shows how many tokens the nucleus held on average: many fewer than 40 where
+// the model is sure, more where it is not.
+
+TEST_CASE(
+    "no token drawn with top-k = 40 or top-p = 0.9 lies outside its set, over 40 "
+    "lines each") {
+  const GPT& model = *trained(kSeeds[0]).model;
+  std::int64_t outside_k = 0, outside_p = 0, draws = 0;
+  double nucleus = 0, smallest = INFINITY, largest = 0;
+  Generator gen(40);
+  for (int line = 0; line < 40; ++line)
+    for (bool top_p : {false, true}) {
+      SamplingOptions o;
+      if (top_p)
+        o.top_p = 0.9;
+      else
+        o.top_k = 40;
+      write(model, {kNewline}, true, [&](const Tensor& s) {
+        const std::int64_t drawn = std::llround(sample(s, o, gen).item());
+        const std::vector<double> z = s.to_vector();
+        const Tensor p = softmax(s, 0);
+        std::int64_t higher = 0, in_nucleus = 0;
+        double more_likely = 0;
+        for (std::int64_t j = 0; j < kVocabulary; ++j) {
+          higher += z[j] > z[drawn];
+          if (p.at({j}) > p.at({drawn})) more_likely += p.at({j});
+        }
+        if (top_p) {
+          outside_p += !(more_likely < 0.9);
+          const Tensor kept = top_p_filter(s, 0.9);
+          for (std::int64_t j = 0; j < kVocabulary; ++j)
+            in_nucleus += std::isfinite(kept.at({j}));
+          nucleus += static_cast<double>(in_nucleus);
+          smallest = std::min(smallest, static_cast<double>(in_nucleus));
+          largest = std::max(largest, static_cast<double>(in_nucleus));
+          ++draws;
+        } else {
+          outside_k += !(higher < 40);
+        }
+        return drawn;
+      });
+    }
+  out() << "the nucleus held " << nucleus / static_cast<double>(draws)
+        << " tokens on average, from " << smallest << " to " << largest << "\n";
+  book::check("top-k draws outside", static_cast<double>(outside_k), "of the 40 best",
+              book::exactly(0));
+  book::check("top-p draws outside", static_cast<double>(outside_p), "of the nucleus",
+              book::exactly(0));
+}
+
+// %%
+// How well does it write? Here are lines it wrote at temperature 1 with :math:`p =
+// 0.9`, from the first seed, each from a word of a held-out line, a word whose
+// definition it never saw. Read them, and you will see both what a minute of training
+// buys and what it does not. Many of the words are English, and the lines have the
+// shape of definitions: *a*, *the*, *of*, *relating to*, *genus*; many others are
+// word-like inventions, pieces of words joined where the bigram-like habits of a small
+// model put them.
+//
+// One thing the model has certainly learned, where the bigram cannot: the form of a
+// line. Every training line has its word, then one colon, then the definition. A
+// bigram choosing the token after a colon cannot know whether this line has had its
+// colon already; the GPT sees the whole line. The test writes 200 lines from a newline
+// with each (plain sampling, so that each writes from its own distribution), counts the
+// lines with exactly one colon, and claims the GPT's share above the bigram's by more
+// than 4 standard errors of the difference of two shares,
+// :math:`\sqrt{p_1(1-p_1)/n + p_2(1-p_2)/n}`, for three seeds. The account also gives
+// the share of written words found in Debian's word list (chapter 10's), for both.
+
+// %% fold: the bigram's writing, and counting dictionary words
+const std::set<std::string>& dictionary() {
+  static const std::set<std::string> words = [] {
+    std::ifstream file("/usr/share/dict/american-english");
+    if (!file)
+      throw std::runtime_error(
+          "chapter 12 reads Debian's word list /usr/share/dict/american-english, which "
+          "is "
+          "missing: install it with `sudo apt-get install wamerican` (or run "
+          "tools/install-deps build)");
+    std::set<std::string> w;
+    for (std::string line; std::getline(file, line);) w.insert(line);
+    return w;
+  }();
+  return words;
+}
+
+// The words of a text (runs of letters) and how many the dictionary has, as written or
+// in lower case.
+std::pair<double, double> dictionary_words(const std::string& text) {
+  double words = 0, known = 0;
+  std::string w;
+  for (char c : text + " ") {
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      w += c;
+      continue;
+    }
+    if (w.empty()) continue;
+    std::string lower = w;
+    for (char& l : lower)
+      l = static_cast<char>(std::tolower(static_cast<unsigned char>(l)));
+    words += 1, known += dictionary().count(w) + dictionary().count(lower) > 0;
+    w.clear();
+  }
+  return {words, known};
+}
+
+std::string bigram_line(Generator& gen) {
+  std::vector<std::int64_t> ids = {kNewline};
+  while (static_cast<std::int64_t>(ids.size()) < kContext) {
+    std::vector<double> p(kVocabulary);
+    for (std::int64_t b = 0; b < kVocabulary; ++b)
+      p[b] = std::exp(bigram().log_p[ids.back() * kVocabulary + b]);
+    ids.push_back(
+        std::llround(multinomial(tensor(p, {kVocabulary}), 1, false, gen).at({0})));
+    if (ids.back() == kNewline) break;
+  }
+  return tokenizer().decode(ids);
+}
+
+std::string model_line(const GPT& model, const std::vector<std::int64_t>& prompt,
+                       const SamplingOptions& o, Generator& gen) {
+  std::vector<std::int64_t> ids = prompt;
+  std::vector<nn::KVCache> caches;
+  NoGradGuard no_grad;
+  Tensor next = ids_tensor(ids, {1, static_cast<std::int64_t>(ids.size())});
+  while (static_cast<std::int64_t>(ids.size()) < kContext) {
+    const Tensor all = forward_cached(model, next, caches);
+    ids.push_back(std::llround(
+        sample(select(select(all, 0, 0), 0, all.size(1) - 1), o, gen).item()));
+    if (ids.back() == kNewline) break;
+    next = ids_tensor({ids.back()}, {1, 1});
+  }
+  return tokenizer().decode(ids);
+}
+
+// %%
+TEST_CASE(
+    "more of the GPT's lines have exactly one colon, a word and its definition, than "
+    "of the token bigram's, by more than 4 standard errors, for three seeds") {
+  Generator shown(50);
+  SamplingOptions nucleus;
+  nucleus.top_p = 0.9;
+  for (int i = 0; i < 20; ++i) {
+    const std::string word = spread(20)[static_cast<std::size_t>(i)]->words[0];
+    std::string line =
+        model_line(*trained(kSeeds[0]).model, prompt_of(word + ":"), nucleus, shown);
+    if (line.back() != '\n') line += " ...\n";
+    out() << line.substr(1);
+  }
+  double in_training = 0;
+  for (const book::Gloss& g : book::wordnet().training)
+    in_training += std::count(g.definition.begin(), g.definition.end(), ':') == 0;
+  out() << "training lines with exactly one colon: "
+        << in_training / static_cast<double>(book::wordnet().training.size()) << "\n";
+  book::check_seeds(
+      "one-colon share's lead", "in standard errors", book::above(4), kSeeds,
+      [&](std::uint64_t seed) {
+        Generator gen(60 + seed);
+        const double n = 200;
+        double model_one = 0, bigram_one = 0;
+        std::pair<double, double> model_words{0, 0}, bigram_words{0, 0};
+        for (int i = 0; i < n; ++i) {
+          const std::string m = model_line(*trained(seed).model, {kNewline}, {}, gen);
+          const std::string b = bigram_line(gen);
+          model_one += std::count(m.begin(), m.end(), ':') == 1;
+          bigram_one += std::count(b.begin(), b.end(), ':') == 1;
+          const auto [mw, mk] = dictionary_words(m);
+          const auto [bw, bk] = dictionary_words(b);
+          model_words.first += mw, model_words.second += mk;
+          bigram_words.first += bw, bigram_words.second += bk;
+        }
+        const double p1 = model_one / n, p2 = bigram_one / n;
+        out() << "seed " << seed << ": one colon in " << p1 << " of the GPT's lines, "
+              << p2 << " of the bigram's; "
+              << "dictionary words " << model_words.second / model_words.first
+              << " and " << bigram_words.second / bigram_words.first << "\n";
+        return (p1 - p2) / std::sqrt(p1 * (1 - p1) / n + p2 * (1 - p2) / n);
+      });
+}
+
+// %%
+// Where does the model look while it writes? The figure shows the last block's four
+// heads reading the first line the model wrote above (the same generator, so the same
+// line).
+//
+// .. figure:: line_attention
+//
+//    The last block's attention weights for each head, on a line the model wrote: row
+//    :math:`t` is the position predicting token :math:`t + 1`, and everything above the
+//    diagonal is 0 under the causal mask.
+
+// %% fold: the last block's attention on a written line, and drawing it
+// The last block's attention weights per head [1, 4, n, n] on the tokens `ids`.
+Tensor last_attention(const GPT& model, const std::vector<std::int64_t>& ids) {
+  NoGradGuard no_grad;
+  const auto n = static_cast<std::int64_t>(ids.size());
+  Tensor x = model.token(ids_tensor(ids, {1, n})) + model.position(arange(n));
+  const Tensor mask = generate_square_subsequent_mask(n);
+  for (std::size_t l = 0; l + 1 < model.blocks.size(); ++l)
+    x = model.blocks.at<nn::TransformerEncoderLayer>(l)(x, mask, Tensor(), true);
+  const auto& last =
+      model.blocks.at<nn::TransformerEncoderLayer>(model.blocks.size() - 1);
+  const Tensor normed = last.norm1(x);
+  return last.self_attn(normed, normed, normed, Tensor(), true, mask, false).weights;
+}
+
+void draw_line_attention(const Tensor& weights, const std::vector<std::int64_t>& ids) {
+  std::vector<std::string> labels;
+  for (std::int64_t id : ids) {
+    const std::string t = tokenizer().token(id);
+    labels.push_back(t == "\n" ? "↵" : t);
+  }
+  std::vector<book::Json> heads;
+  for (std::int64_t h = 0; h < kHeads; ++h)
+    heads.push_back(book::heatmap(select(select(weights, 0, 0), 0, h), labels, labels,
+                                  "attends to", "reading")
+                        .set("title", "head " + std::to_string(h)));
+  book::figure("line_attention", book::side_by_side(heads));
+}
+
+// %%
+// The test draws it, and checks what the picture promises: every weight on a later
+// token is exactly 0.
+
+TEST_CASE(
+    "in the last block's attention on a written line, every weight on a later "
+    "token is exactly 0") {
+  const GPT& model = *trained(kSeeds[0]).model;
+  Generator gen(50);
+  SamplingOptions nucleus;
+  nucleus.top_p = 0.9;
+  const std::string word = spread(20)[0]->words[0];
+  std::vector<std::int64_t> ids =
+      tokenizer().encode(model_line(model, prompt_of(word + ":"), nucleus, gen));
+  if (ids.back() == kNewline) ids.pop_back();
+  const Tensor w = last_attention(model, ids);
+  draw_line_attention(w, ids);
+  const auto n = static_cast<std::int64_t>(ids.size());
+  std::int64_t later = 0;
+  for (std::int64_t h = 0; h < kHeads; ++h)
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = i + 1; j < n; ++j) later += w.at({0, h, i, j}) != 0.0;
+  out() << "the line: " << tokenizer().decode(ids).substr(1) << "\n";
+  book::check("nonzero weights on later tokens", static_cast<double>(later), "4 heads",
+              book::exactly(0));
+}
+
+// %% 7 · Where next
+//
+// This is the end of the book's road, and the start of everyone else's. The model here
+// is a GPT in every part that matters: tokens, a stack of causal blocks, a tied
+// read-out, GPT-2's start, AdamW with groups, warm-up, cosine and clipping, a KV cache
+// and nucleus sampling. What separates it from the models people talk to is scale:
+// GPT-2's smallest model has 124 million parameters, a vocabulary of 50,257 tokens and
+// a context of 1,024 tokens, and was trained on the text of about 8 million web pages
+// (Radford et al., 2019). Between this model and that one lie size, data and the
+// hardware to do the arithmetic, and no new idea this book has not shown.
+
+// %% fold: the end of the file's namespace
+}  // namespace

@@ -1,0 +1,131 @@
+// Exercise 12.1 · Nucleus sampling
+// ================================
+//
+// Write the distribution that top-p sampling draws from (section 6). For scores
+// :math:`z` of shape :math:`[C]` and a share :math:`0 < p \le 1`: take the
+// probabilities :math:`\operatorname{softmax}(z)`, keep the fewest most likely tokens
+// whose probabilities add up to at least :math:`p` (the *nucleus*), give every other
+// token probability exactly 0, and share the whole probability among the kept tokens in
+// the proportions they had. (The tests' scores have no ties.) The tests check which
+// tokens are kept for several :math:`p`, that the kept tokens keep their odds and the
+// probabilities sum to 1, that :math:`p = 1` keeps every token, and that your
+// distribution is the one the library's :cpp:func:`litgrad::sample` draws from.
+
+// %% hint
+// Visit the tokens from the most likely down, adding up their probabilities. When you
+// come to a token, the tokens already kept either make the nucleus complete or they do
+// not: which of the two decides whether this token is kept?
+
+// %% fold: includes
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <litgrad/litgrad.hpp>
+
+using namespace litgrad;
+
+// %%
+// The function to write, in ``exercises/12_gpt/1_nucleus.cpp``:
+
+Tensor nucleus_distribution(const Tensor& scores, double p);
+
+// %% fold: what a wrong distribution points to
+namespace {
+// softmax gives 0.4, 0.25, 0.15, 0.1, 0.06, 0.04 (as the scores' logs)
+const std::vector<double> kProbabilities = {0.1, 0.4, 0.06, 0.25, 0.04, 0.15};
+
+Tensor scores() {
+  std::vector<double> z;
+  for (double q : kProbabilities) z.push_back(std::log(q));
+  return tensor(z, {6});
+}
+
+std::string distribution_problem() {
+  const std::vector<double> small = nucleus_distribution(scores(), 0.3).to_vector();
+  if (small.size() == 6 && small[1] == 0.0 && small[4] > 0)
+    return "at p = 0.3 the least likely tokens are kept and the most likely dropped: "
+           "this points to the tokens visited from the least likely up";
+  const std::vector<double> d = nucleus_distribution(scores(), 0.7).to_vector();
+  if (d.size() != 6) return "";
+  int kept = 0;
+  double total = 0;
+  for (double v : d) kept += v > 0, total += v;
+  // p = 0.7: 0.4 + 0.25 = 0.65 is short of it, so 0.15 completes the nucleus: 3 kept.
+  if (kept == 2 && d[1] > 0 && d[3] > 0)
+    return "two tokens kept where three should be: the token whose probability "
+           "carries the total past p was left out; this points to the token that "
+           "crosses p left out";
+  if (kept == 3 && std::fabs(total - 0.8) < 1e-12)
+    return "the right three tokens are kept but the probabilities sum to 0.8: this "
+           "points to the kept probabilities not renormalised";
+  if (kept == 6)
+    return "every token is kept at p = 0.7: this points to the nucleus never cut";
+  return "";
+}
+}  // namespace
+
+// %%
+// The tests.
+
+TEST_CASE("the nucleus holds the fewest most likely tokens whose total reaches p") {
+  INFO(distribution_problem());
+  // the sorted probabilities 0.4, 0.25, 0.15, 0.1, 0.06, 0.04 reach 0.3 with 1 token,
+  // 0.65 with 2, 0.7 and 0.8 with 3, 0.85 with 4
+  const std::vector<std::vector<int>> nucleus = {
+      {1}, {1, 3}, {1, 3, 5}, {1, 3, 5}, {1, 3, 5, 0}};
+  const std::vector<double> shares = {0.3, 0.6, 0.7, 0.8, 0.85};
+  for (std::size_t c = 0; c < shares.size(); ++c) {
+    const std::vector<double> d = nucleus_distribution(scores(), shares[c]).to_vector();
+    REQUIRE(d.size() == 6);
+    for (int i = 0; i < 6; ++i) {
+      bool in = false;
+      for (int k : nucleus[c]) in |= k == i;
+      if (in)
+        CHECK_MESSAGE(d[i] > 0, "at p = " << shares[c] << ", token " << i
+                                          << " (probability " << kProbabilities[i]
+                                          << ") is in the nucleus");
+      else
+        CHECK_MESSAGE(d[i] == 0.0, "at p = " << shares[c] << ", token " << i
+                                             << " (probability " << kProbabilities[i]
+                                             << ") is outside the nucleus");
+    }
+  }
+}
+
+TEST_CASE("the kept tokens keep their odds and the probabilities sum to 1, to 1e-15") {
+  INFO(distribution_problem());
+  const std::vector<double> d = nucleus_distribution(scores(), 0.7).to_vector();
+  REQUIRE(d.size() == 6);
+  CHECK_MESSAGE(std::fabs(d[1] + d[3] + d[5] + d[0] + d[2] + d[4] - 1) < 1e-15,
+                "the distribution's total");
+  CHECK_MESSAGE(std::fabs(d[1] / d[3] - 0.4 / 0.25) < 1e-14,
+                "the odds of tokens 1 and 3");
+  CHECK_MESSAGE(std::fabs(d[3] / d[5] - 0.25 / 0.15) < 1e-14,
+                "the odds of tokens 3 and 5");
+}
+
+TEST_CASE("with p = 1 every token is kept: the distribution is the softmax, to 1e-15") {
+  INFO(distribution_problem());
+  const Tensor z = scores();
+  CHECK(max(abs(nucleus_distribution(z, 1.0) - softmax(z, 0))).item() < 1e-15);
+}
+
+TEST_CASE(
+    "on random scores it is the distribution litgrad::sample draws from at top_p, "
+    "to 1e-14") {
+  INFO(distribution_problem());
+  Generator gen(12);
+  for (int trial = 0; trial < 50; ++trial) {
+    const Tensor z = randn({20}, gen) * 2.0;
+    for (double p : {0.5, 0.9, 0.99}) {
+      const Tensor library = softmax(top_p_filter(z, p), 0);
+      const Tensor yours = nucleus_distribution(z, p);
+      CHECK_MESSAGE(max(abs(yours - library)).item() < 1e-14,
+                    "trial " << trial << ", p = " << p);
+    }
+  }
+}
