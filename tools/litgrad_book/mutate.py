@@ -3,8 +3,9 @@
 usage:
   tools/mutate [all|lib|NN] [--only NAME]   run the mutations of every catalogue, of the
                                             library's, or of chapter NN's; write the ledger
-  tools/mutate --changed                    run only the catalogues whose files changed since
-                                            the ledger ran, then check (what CI runs)
+  tools/mutate --changed [lib|NN]           run only the mutations whose files changed since
+                                            the ledger ran (of one catalogue, if named), then
+                                            check (what CI runs)
   tools/mutate --check                      check the ledger as it is, running nothing
 
 The catalogues are tests/mutations/lib.toml and tests/mutations/NN_topic.toml: each mutation
@@ -310,6 +311,10 @@ def main(argv):
         files = sorted({f for fs in stale.values() for f in fs})
         log(f"Changed since the ledger ran: {', '.join(files) or 'nothing'}: {len(stale)} mutations to rerun")
         selected = [m for ms in cats.values() for m in ms if m["key"] in stale]
+        rest = [a for a in argv if a != "--changed"]
+        if rest:  # one catalogue's only: lib, or a chapter's number
+            want = "lib" if rest[0] == "lib" else rest[0].zfill(2)
+            selected = [m for m in selected if m["catalogue"] == want or m["catalogue"][:2] == want]
     else:
         which = argv[0] if argv else "all"
         if which == "all":
