@@ -283,6 +283,10 @@ std::vector<double> uniform_costs() {
   return costs;
 }
 
+// %%
+// The test computes both on the 2,000 held-out lines, and the account shows how many
+// tokens a character the tokenizer spends on them.
+
 TEST_CASE(
     "on the held-out lines the token bigram costs fewer bits per character than a "
     "uniform guess over the 1,024 tokens") {
@@ -467,10 +471,7 @@ TEST_CASE(
 // one group with decay 0.1, as GPT-2's successors use, and the rest a group with decay
 // 0. AdamW's decay is *decoupled*: each step first shrinks a decaying parameter by the
 // factor :math:`1 - \eta\lambda`, for rate :math:`\eta` and decay :math:`\lambda`, and
-// then takes Adam's step, which the decay does not enter. The test shows both groups at
-// work: one step with every gradient zero (so that Adam's own step is exactly 0)
-// multiplies every matrix by exactly :math:`1 - \eta\lambda` and leaves every bias and
-// norm parameter unchanged in every bit.
+// then takes Adam's step, which the decay does not enter.
 
 constexpr double kRate = 6e-3, kDecay = 0.1, kClip = 1.0;
 
@@ -481,6 +482,11 @@ std::vector<optim::ParamGroup> parameter_groups(const GPT& model) {
     (p.dim() >= 2 ? matrices : others).push_back(p);
   return {{matrices, {{"weight_decay", kDecay}}}, {others, {{"weight_decay", 0.0}}}};
 }
+
+// %%
+// The test shows both groups at work: one step with every gradient zero (so that Adam's
+// own step is exactly 0) multiplies every matrix by exactly :math:`1 - \eta\lambda` and
+// leaves every bias and norm parameter unchanged in every bit.
 
 TEST_CASE(
     "one AdamW step with zero gradients multiplies every matrix by exactly 1 - "
@@ -614,31 +620,6 @@ const Trained& trained(std::uint64_t seed) {
   return cache.emplace(seed, std::move(t)).first->second;
 }
 
-// %%
-// How far does a minute of training get? Compare the trained model with the two
-// baselines line by line: with :math:`d_i` the difference of two models' costs of line
-// :math:`i` and :math:`c_i` its characters, the difference in bits per character is
-// :math:`\sum_i d_i / \sum_i c_i`, a ratio of means, whose standard error is
-// :math:`\mathrm{sd}(d_i - \bar r c_i) / (\bar c \sqrt{n})` for :math:`n` lines, mean
-// :math:`\bar c` and the ratio :math:`\bar r` (chapter 10). A normal variable strays
-// more than 4 standard errors with probability :math:`6 \cdot 10^{-5}`, so a lead of
-// more than 4 is no accident of these 2,000 lines.
-//
-// The GPT has learned a great deal: it is below the uniform guess by far more than 4
-// standard errors. But it has not caught the token bigram, which is ahead of it by more
-// than 4 standard errors for every seed. That is a matter of data, not of kind. The
-// bigram was counted on all 3 million training tokens; the GPT has seen 1,200 batches
-// of 512, a fifth of them, once, and must learn from them 167,680 parameters where the
-// bigram reads off counts. Its held-out loss is still falling when training stops: the
-// last record is below the one before, for every seed.
-//
-// .. figure:: loss_curves
-//
-//    Bits per character while training, for the first seed: the training loss (the
-//    mean since the last point) and the loss on 200 held-out lines, with the uniform
-//    guess and the token bigram as lines. The model leaves the uniform guess far behind
-//    within the first few hundred steps, and is still closing on the bigram at the end.
-
 // %% fold: the standard error of a ratio of sums, paired by line
 struct Lead {
   double difference = 0, standard_error = 0;  // in bits per character
@@ -681,6 +662,30 @@ void draw_loss_curves(const book::Record& r) {
 }
 
 // %%
+// How far does a minute of training get? Compare the trained model with the two
+// baselines line by line: with :math:`d_i` the difference of two models' costs of line
+// :math:`i` and :math:`c_i` its characters, the difference in bits per character is
+// :math:`\sum_i d_i / \sum_i c_i`, a ratio of means, whose standard error is
+// :math:`\mathrm{sd}(d_i - \bar r c_i) / (\bar c \sqrt{n})` for :math:`n` lines, mean
+// :math:`\bar c` and the ratio :math:`\bar r` (chapter 10). A normal variable strays
+// more than 4 standard errors with probability :math:`6 \cdot 10^{-5}`, so a lead of
+// more than 4 is no accident of these 2,000 lines.
+//
+// The GPT has learned a great deal: it is below the uniform guess by far more than 4
+// standard errors. But it has not caught the token bigram, which is ahead of it by more
+// than 4 standard errors for every seed. That is a matter of data, not of kind. The
+// bigram was counted on all 3 million training tokens; the GPT has seen 1,200 batches
+// of 512, a fifth of them, once, and must learn from them 167,680 parameters where the
+// bigram reads off counts. Its held-out loss is still falling when training stops: the
+// last record is below the one before, for every seed.
+//
+// .. figure:: loss_curves
+//
+//    Bits per character while training, for the first seed: the training loss (the
+//    mean since the last point) and the loss on 200 held-out lines, with the uniform
+//    guess and the token bigram as lines. The model leaves the uniform guess far behind
+//    within the first few hundred steps, and is still closing on the bigram at the end.
+
 TEST_CASE(
     "the trained GPT costs fewer bits per held-out character than a uniform guess by "
     "more than 4 standard errors, is still improving when training stops, and the "
@@ -715,21 +720,6 @@ TEST_CASE(
                       return lead.difference / lead.standard_error;
                     });
 }
-
-// %%
-// What does a GPT have that the bigram has not? Context: the bigram sees one token
-// back, the GPT every token in its window. So the GPT's predictions should get cheaper
-// the more of the window lies behind them. Take the held-out lines as one running text,
-// cut 3,000 windows from it at evenly spaced starts, and compare, window by window, the
-// cost of the first prediction (one token of context) with the mean cost of the last 16
-// (16 to 31 tokens of context). We claim the later predictions cheaper by more than 4
-// standard errors of the mean paired difference, for three seeds.
-//
-// .. figure:: loss_by_position
-//
-//    The first seed's mean loss at each position of a window of held-out text, in nats
-//    a token, with the token bigram's on the same windows. The bigram's line is flat:
-//    it never sees more than one token back. The GPT's falls as context accumulates.
 
 // %% fold: windows of held-out running text, and each position's cost
 const std::vector<std::int64_t>& held_out_tokens() {
@@ -766,6 +756,19 @@ Tensor position_costs(const GPT* model) {
 }
 
 // %%
+// What does a GPT have that the bigram has not? Context: the bigram sees one token
+// back, the GPT every token in its window. So the GPT's predictions should get cheaper
+// the more of the window lies behind them. Take the held-out lines as one running text,
+// cut 3,000 windows from it at evenly spaced starts, and compare, window by window, the
+// cost of the first prediction (one token of context) with the mean cost of the last 16
+// (16 to 31 tokens of context). We claim the later predictions cheaper by more than 4
+// standard errors of the mean paired difference, for three seeds.
+//
+// .. figure:: loss_by_position
+//
+//    The first seed's mean loss at each position of a window of held-out text, in nats
+//    a token, with the token bigram's on the same windows. The bigram's line is flat:
+//    it never sees more than one token back. The GPT's falls as context accumulates.
 TEST_CASE(
     "on held-out text the GPT's last 16 predictions of a window cost less than its "
     "first, "
@@ -832,14 +835,6 @@ Tensor forward_cached(const GPT& model, const Tensor& ids,
   return model.readout(x);
 }
 
-// %%
-// The library's matrix products sum every element's terms in one order that depends
-// only on how many terms there are, never on how many rows are computed beside it, so
-// the cached step's arithmetic is the same as the full run's for the new position, term
-// for term. The test holds this exactly: it writes from five prompts to the end of the
-// model's context, both ways, sampling each token from the scores, and compares every
-// step's scores bit for bit.
-
 // %% fold: writing, with or without the cache
 struct Written {
   std::vector<std::int64_t> ids;  // the prompt, then what was written
@@ -877,6 +872,12 @@ const std::vector<std::string> kPrompts = {
     "river:", "music:", "teacher:", "happy:", "to walk:"};
 
 // %%
+// The library's matrix products sum every element's terms in one order that depends
+// only on how many terms there are, never on how many rows are computed beside it, so
+// the cached step's arithmetic is the same as the full run's for the new position, term
+// for term. The test holds this exactly: it writes from five prompts to the end of the
+// model's context, both ways, sampling each token from the scores, and compares every
+// step's scores bit for bit.
 TEST_CASE(
     "writing with the KV cache gives exactly the scores of recomputing the whole text, "
     "at every step to the end of the context, from five prompts") {
@@ -1044,25 +1045,6 @@ TEST_CASE(
               book::exactly(0));
 }
 
-// %%
-// How well does it write? Here are lines it wrote at temperature 1 with :math:`p =
-// 0.9`, from the first seed, each from a word of a held-out line, a word whose
-// definition it never saw. Read them, and you will see both what a minute of training
-// buys and what it does not. Many of the words are English, and the lines have the
-// shape of definitions: *a*, *the*, *of*, *relating to*, *genus*; many others are
-// word-like inventions, pieces of words joined where the bigram-like habits of a small
-// model put them.
-//
-// One thing the model has certainly learned, where the bigram cannot: the form of a
-// line. Every training line has its word, then one colon, then the definition. A
-// bigram choosing the token after a colon cannot know whether this line has had its
-// colon already; the GPT sees the whole line. The test writes 200 lines from a newline
-// with each (plain sampling, so that each writes from its own distribution), counts the
-// lines with exactly one colon, and claims the GPT's share above the bigram's by more
-// than 4 standard errors of the difference of two shares,
-// :math:`\sqrt{p_1(1-p_1)/n + p_2(1-p_2)/n}`, for three seeds. The account also gives
-// the share of written words found in Debian's word list (chapter 10's), for both.
-
 // %% fold: the bigram's writing, and counting dictionary words
 const std::set<std::string>& dictionary() {
   static const std::set<std::string> words = [] {
@@ -1130,6 +1112,23 @@ std::string model_line(const GPT& model, const std::vector<std::int64_t>& prompt
 }
 
 // %%
+// How well does it write? Here are lines it wrote at temperature 1 with :math:`p =
+// 0.9`, from the first seed, each from a word of a held-out line, a word whose
+// definition it never saw. Read them, and you will see both what a minute of training
+// buys and what it does not. Many of the words are English, and the lines have the
+// shape of definitions: *a*, *the*, *of*, *relating to*, *genus*; many others are
+// word-like inventions, pieces of words joined where the bigram-like habits of a small
+// model put them.
+//
+// One thing the model has certainly learned, where the bigram cannot: the form of a
+// line. Every training line has its word, then one colon, then the definition. A
+// bigram choosing the token after a colon cannot know whether this line has had its
+// colon already; the GPT sees the whole line. The test writes 200 lines from a newline
+// with each (plain sampling, so that each writes from its own distribution), counts the
+// lines with exactly one colon, and claims the GPT's share above the bigram's by more
+// than 4 standard errors of the difference of two shares,
+// :math:`\sqrt{p_1(1-p_1)/n + p_2(1-p_2)/n}`, for three seeds. The account also gives
+// the share of written words found in Debian's word list (chapter 10's), for both.
 TEST_CASE(
     "more of the GPT's lines have exactly one colon, a word and its definition, than "
     "of the token bigram's, by more than 4 standard errors, for three seeds") {
