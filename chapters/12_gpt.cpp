@@ -342,7 +342,7 @@ TEST_CASE(
 // stream, and the smaller start keeps their sum at the scale of one write.
 //
 // The read-out has no bias, as GPT-2's has none. There is no dropout: the training
-// below sees a fifth of the text, each window about once, so there is nothing yet to
+// below sees a sixth of the text, each window about once, so there is nothing yet to
 // overfit. And the vocabulary is 1,024 tokens, where chapter 11 showed the trade-off:
 // at this width the embedding is already the largest single matrix of the model.
 
@@ -567,15 +567,15 @@ TEST_CASE(
 // (``nn::utils::clip_grad_norm_``), so the step keeps its direction but one unlucky
 // batch cannot throw the model far. The account says how many steps it clipped.
 //
-// This is the training loop, all of it. It takes 1,200 steps of 16 windows, about
-// 600,000 tokens, a fifth of the training text. That is the book's largest run, close
-// to a minute of one core for each seed. So, as in chapters 9 to 11, the first process
-// to need a seed's model trains it and saves it beside the program
-// (``book::train_once``), and the other claims load it. Every 150 steps it records the
-// mean training loss since the last record and the held-out loss on 200 held-out lines,
-// both in bits per character.
+// This is the training loop, all of it. It takes 1,000 steps of 16 windows, 512,000
+// tokens, a sixth of the training text. That is the book's largest run, and most of the
+// chapter's time (the course page shows how long its claims took). So, as in chapters 9
+// to 11, the first process to need a seed's model trains it and saves it beside the
+// program (``book::train_once``), and the other claims load it. Every 125 steps it
+// records the mean training loss since the last record and the held-out loss on 200
+// held-out lines, both in bits per character.
 
-constexpr int kSteps = 1200, kWarmup = 120, kEvery = 150;
+constexpr int kSteps = 1000, kWarmup = 100, kEvery = 125;
 
 // Each line's cost in nats under the model, for the lines' own predictions.
 std::vector<double> model_costs(const GPT& model, const std::vector<Line>& lines) {
@@ -712,7 +712,7 @@ void draw_loss_curves(const book::Record& r) {
 // The GPT has learned a great deal: the account shows it far below the uniform guess.
 // But it has not caught the token bigram, which is ahead of it by more than 4 standard
 // errors for every seed. Part of that is data: the bigram was counted on all 3 million
-// training tokens, while the GPT has seen 1,200 batches of 512, a fifth of them, once,
+// training tokens, while the GPT has seen 1,000 batches of 512, a sixth of them, once,
 // and must learn 167,680 parameters from them where the bigram reads off counts. Part
 // may be size: the tied read-out makes every score a dot product of two vectors of
 // width 64, where the bigram keeps a number of its own for each of the 1,048,576 pairs.

@@ -7,6 +7,9 @@ usage:
                                             the ledger ran (of one catalogue, if named), then
                                             check (what CI runs)
   tools/mutate --check                      check the ledger as it is, running nothing
+  ... --part K/N                            only every N-th of the selected mutations, from
+                                            the K-th, so that N runs in N scratch trees (of
+                                            N worktrees) share the work; merge their ledgers
 
 The catalogues are tests/mutations/lib.toml and tests/mutations/NN_topic.toml: each mutation
 a name, a file, the exact text and its replacement, and a sentence saying what bug it models
@@ -306,6 +309,16 @@ def main(argv):
             sys.exit("tools/mutate: --only needs a mutation's name")
         only = argv[i + 1]
         argv = argv[:i] + argv[i + 2:]
+    part = None
+    if "--part" in argv:  # K/N: every N-th selected mutation from the K-th, to share a run out
+        i = argv.index("--part")
+        try:
+            k, n = (int(x) for x in argv[i + 1].split("/"))
+            assert 0 <= k < n
+        except (IndexError, ValueError, AssertionError):
+            sys.exit("tools/mutate: --part needs K/N with 0 <= K < N, e.g. --part 0/2")
+        part = (k, n)
+        argv = argv[:i] + argv[i + 2:]
     if "--changed" in argv:
         stale = mutations.out_of_date(ledger, cats, book, ROOT)
         files = sorted({f for fs in stale.values() for f in fs})
@@ -326,6 +339,8 @@ def main(argv):
             if not names:
                 sys.exit(f"tools/mutate: no catalogue for chapter {which}; the catalogues: {', '.join(sorted(cats))}")
         selected = [m for n in names for m in cats[n] if only is None or m["name"] == only]
+    if part is not None:
+        selected = selected[part[0]::part[1]]
     if only is not None and not selected:
         sys.exit(f"tools/mutate: no mutation named {only!r} there")
     start = time.time()
