@@ -118,8 +118,10 @@ def red_tests(program, timeout):
     if os.path.exists(out):
         os.remove(out)
     try:
+        # errors="replace": a mutated chapter may print bytes that are not UTF-8 (say, a
+        # model's text cut inside a character); the verdict comes from the XML, not the text
         done = subprocess.run([program, "--reporters=xml", f"--out={out}", "--no-version"], capture_output=True,
-                              text=True, timeout=timeout)
+                              text=True, errors="replace", timeout=timeout)
     except subprocess.TimeoutExpired:
         return None
     try:
