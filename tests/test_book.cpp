@@ -106,7 +106,9 @@ TEST_CASE("train_once trains a model once and loads it, with its record, bit for
       ++trained;
       NoGradGuard no_grad;
       model.layer.weight.copy_(tensor({{0.1, -1.0 / 3}}));
-      return book::Record{{"curve", {1.0 / 3, 0.25, NAN}}};
+      // A series name may hold spaces ("held out" once made every load fail, silently: each
+      // claim of chapter 12 trained its GPT afresh).
+      return book::Record{{"curve", {1.0 / 3, 0.25, NAN}}, {"held out", {2.5}}, {"empty", {}}};
     };
   };
   Tiny first, second;
@@ -117,11 +119,19 @@ TEST_CASE("train_once trains a model once and loads it, with its record, bit for
   REQUIRE(b.at("curve").size() == 3);
   CHECK(b.at("curve")[0] == 1.0 / 3);
   CHECK(std::isnan(b.at("curve")[2]));
+  CHECK(b.at("held out") == std::vector<double>{2.5});
+  CHECK(b.at("empty").empty());
+  CHECK(b.size() == 3);
   Tiny third;
   book::train_once(name, 8, third, train(third));  // another seed is another model
   CHECK(trained == 2);
   CHECK_THROWS_WITH_AS(book::train_once("a/b", 1, third, train(third)),
                        "train_once: name 'a/b' must be letters, digits, '_' and '-' only", ValueError);
+  Tiny fourth;
+  CHECK_THROWS_WITH_AS(book::train_once(name, 9, fourth, [] { return book::Record{{"two\nlines", {1.0}}}; }),
+                       "train_once: a Record's series name must be one line, not empty and not starting with a "
+                       "space; got 'two\nlines'",
+                       ValueError);
   namespace fs = std::filesystem;  // leave nothing behind
   const fs::path dir = fs::read_symlink("/proc/self/exe").parent_path();
   for (const auto& f : fs::directory_iterator(dir))

@@ -71,14 +71,19 @@ class FileLock {
   int fd_;
 };
 
-// The record as text: a line `name count` per series, then its numbers as C's %a writes them,
-// which carry every bit.
+// The record as text: a line `count name` per series (the name is the rest of the line, so it
+// may hold spaces, as "held out" does), then its numbers as C's %a writes them, which carry
+// every bit.
 void write_record(const Record& record, const std::string& path) {
+  for (const auto& [name, values] : record)
+    if (name.empty() || name.find_first_of("\n\r") != std::string::npos || name.front() == ' ')
+      throw ValueError("train_once: a Record's series name must be one line, not empty and not starting with a "
+                       "space; got '" + name + "'");
   const std::string partial = path + ".partial-" + std::to_string(::getpid());
   {
     std::ofstream f(partial);
     for (const auto& [name, values] : record) {
-      f << name << " " << values.size() << "\n";
+      f << values.size() << " " << name << "\n";
       for (double v : values) {
         char number[64];
         std::snprintf(number, sizeof number, "%a\n", v);
@@ -95,7 +100,7 @@ bool read_record(Record& record, const std::string& path) {
   if (!f) return false;
   std::string name;
   std::size_t count = 0;
-  while (f >> name >> count) {
+  while (f >> count && f.get() == ' ' && std::getline(f, name)) {
     std::vector<double>& values = record[name];
     for (std::size_t i = 0; i < count; ++i) {
       std::string number;
