@@ -70,8 +70,10 @@ class Report(unittest.TestCase):
 
 
 class Runner(unittest.TestCase):
-    def run_chapter(self, claims, status=0, extra=()):
-        """Runs a made-up chapter program that emits ``claims``; (exit status, stderr)."""
+    def run_chapter(self, claims, status=0, extra=(), kept=()):
+        """Runs a made-up chapter program that emits ``claims``, beside files that
+        book::train_once kept for it (``kept``: (key, name, seconds), the key None for the
+        program's own); (exit status, stderr)."""
         with tempfile.TemporaryDirectory() as folder:
             source = os.path.join(folder, "09_try.cpp")
             with open(source, "w", encoding="utf-8") as f:
@@ -81,6 +83,11 @@ class Runner(unittest.TestCase):
                 f.write(f"#!{sys.executable}\nimport json, os, sys\nout = sys.argv[2]\nos.makedirs(out)\n"
                         f"json.dump({claims!r}, open(os.path.join(out, 'claims.json'), 'w'))\nsys.exit({status})\n")
             os.chmod(program, os.stat(program).st_mode | stat.S_IEXEC)
+            for key, name, seconds in kept:
+                stem = f"{program}.trained-{key or runner.program_key(program)}-{name}-seed1"
+                with open(stem + ".seconds", "w", encoding="utf-8") as f:
+                    f.write(f"{seconds}\n")
+                open(stem + ".record", "w").close()
             out = os.path.join(folder, "book", "09_try")
             with redirect_stderr(io.StringIO()) as errors, redirect_stdout(io.StringIO()):
                 code = runner.main([program, source, out, *extra])
@@ -92,6 +99,15 @@ class Runner(unittest.TestCase):
     def test_a_run_in_which_every_claim_held_is_recorded_with_its_time(self):
         self.assertEqual(self.run_chapter([{"name": "one", "passed": True}, {"name": "two", "passed": True}]),
                          (0, ""))
+
+    def test_a_model_trained_earlier_counts_toward_the_budget(self):
+        held = [{"name": "one", "passed": True}, {"name": "two", "passed": True}]
+        code, errors = self.run_chapter(held, kept=[(None, "model", 6.5), (None, "tokenizer", 4.0)])
+        self.assertEqual(code, 1)
+        self.assertIn("over the chapter's budget of 10 s", errors)
+        # another build's files (another key) are not this program's models
+        self.assertEqual(self.run_chapter(held, kept=[("0123456789abcdef", "model", 60)]), (0, ""))
+        self.assertEqual(self.run_chapter(held, kept=[(None, "model", 2.5)]), (0, ""))
 
     def test_a_claim_that_failed_or_did_not_run_stops_the_book(self):
         code, errors = self.run_chapter([{"name": "one", "passed": False}])

@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -113,6 +114,13 @@ bool read_record(Record& record, const std::string& path) {
   return f.eof();
 }
 
+// The processor time this process has used, in seconds.
+double processor_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 }  // namespace
 
 Record train_once(const std::string& name, std::uint64_t seed, nn::Module& module, const std::function<Record()>& train) {
@@ -136,8 +144,13 @@ Record train_once(const std::string& name, std::uint64_t seed, const std::functi
     } catch (const ValueError&) {  // a file another version of the module wrote: train afresh
     }
   }
+  const double start = processor_seconds();
   record = train();
   save(stem + ".state");
+  {  // the training's processor time, which the book's runner adds to a run that loads it
+    std::ofstream seconds(stem + ".seconds");
+    seconds << processor_seconds() - start << "\n";
+  }
   write_record(record, stem + ".record");
   return record;
 }

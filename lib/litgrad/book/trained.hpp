@@ -27,6 +27,9 @@ using Record = std::map<std::string, std::vector<double>>;
 /// Record, bit for bit as trained. The files are named after the program's own bytes, so a
 /// rebuilt chapter trains afresh (files of earlier builds are removed); a process that finds
 /// another one training the same model waits for it instead of training it twice.
+/// Beside them it writes the processor seconds the training took (`.seconds`), which the
+/// book's runner adds to the time of a chapter run that loaded the model rather than trained
+/// it, so that the chapter's budget counts the training wherever it happened.
 ///
 /// \code
 /// LanguageModel model(gen);
