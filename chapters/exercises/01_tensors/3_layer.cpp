@@ -33,7 +33,9 @@ Tensor layer(const Tensor& X, const Tensor& W, const Tensor& b);
 // The tests. The first three use inputs for which every product and sum is exact, so
 // that only the right elements give the right numbers.
 
-TEST_CASE("Y has shape [batch, out], and a W that does not fit X is refused") {
+TEST_CASE(
+    "Y has shape [batch, out], and a W that does not fit X, or a b that does not fit "
+    "W, is refused") {
   const Tensor Y = layer(ones({2, 3}), ones({3, 4}), zeros({4}));
   CHECK_MESSAGE((Y.shape() == Shape{2, 4}),
                 "[2,3] @ [3,4] + [4] is [2,4]: one row per "
@@ -42,6 +44,11 @@ TEST_CASE("Y has shape [batch, out], and a W that does not fit X is refused") {
       layer(ones({2, 3}), ones({4, 3}), zeros({3})), ShapeError,
       "X [2,3] and W [4,3]: rows of 3 numbers cannot be dotted with "
       "columns of 4; no ShapeError points to shapes not checked");
+  CHECK_THROWS_AS_MESSAGE(
+      layer(ones({2, 3}), ones({3, 4}), zeros({3})), ShapeError,
+      "W [3,4] makes 4 outputs, and b [3] has a number for only 3 of them; no "
+      "ShapeError points to b's length not checked (your loops would read past its "
+      "end)");
 }
 
 TEST_CASE("input e_l, with b = 0, gives row l of W") {

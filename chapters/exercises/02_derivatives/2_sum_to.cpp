@@ -78,6 +78,26 @@ TEST_CASE("a dimension the operand did not have is summed over and dropped") {
   }
 }
 
+TEST_CASE(
+    "sizes are matched from the right: a 1 on the gradient's left is not the "
+    "operand's") {
+  // [1] into [1, 3]: the operand's 1 stands against the 3, not against the leading 1;
+  // [5, 1, 1] into [1, 5, 1, 4]: its last 1 stands against the 4.
+  for (const auto& [from, to] : {std::pair<Shape, Shape>{{1, 3}, {1}},
+                                 std::pair<Shape, Shape>{{1, 5, 1, 4}, {5, 1, 1}}}) {
+    const Tensor g = whole_numbers(from), mine = sum_to(g, to), want = reference(g, to);
+    INFO("from ", to_string(from), " to ", to_string(to), ": yours ", mine, ", want ",
+         want);
+    REQUIRE_MESSAGE(mine.shape() == to,
+                    "a size-1 dimension of the operand was compared with the "
+                    "gradient's dimension at the same place from the left, not with "
+                    "the one it stands against from the right: this points to the "
+                    "stretched dimensions matched from the left");
+    CHECK_MESSAGE(max(abs(mine - want)).item() == 0.0,
+                  "each element is the sum over every copy the broadcast made");
+  }
+}
+
 TEST_CASE("both kinds at once, and nothing summed where nothing was stretched") {
   for (const auto& [from, to] : {std::pair<Shape, Shape>{{2, 5, 4, 3}, {5, 1, 1}},
                                  std::pair<Shape, Shape>{{6, 2}, {6, 2}}}) {

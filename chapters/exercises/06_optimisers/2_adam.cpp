@@ -76,6 +76,16 @@ std::string two_steps() {
            ": the first step is right and the second is not, so the correction "
            "does not follow the step count; this points to the bias correction "
            "without the power t";
+  // A tiny gradient shows where ε sits: the right first step is lr·g/(g + ε) = 0.05 for
+  // g = ε = 1e-8; with ε under the root it is lr·g/√(g² + ε), about 1e-5.
+  std::vector<double> y = {0};
+  AdamState fresh;
+  fresh.m.assign(1, 0), fresh.v.assign(1, 0);
+  adam_step(y, fresh, {1e-8}, 0.1);
+  if (near(-y[0], 1e-5))
+    return s + "; with the gradient 1e-8 your first step is " + std::to_string(-y[0]) +
+           " where 0.05 is right: ε was added under the square root; this points to ε "
+           "inside the square root";
   return s;
 }
 }  // namespace

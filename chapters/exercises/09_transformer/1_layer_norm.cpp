@@ -63,6 +63,20 @@ std::string token_problem() {
     return s +
            ": 1/1.25, as if divided by σ² rather than σ; this points to divided by "
            "the variance instead of its square root";
+  if (std::fabs(variance - 1.25 / std::pow(std::sqrt(1.25) + 1e-5, 2)) < 1e-9)
+    return s +
+           ": 1.25/(√1.25 + ε)², as if ε were added after the square root; this "
+           "points to ε outside the square root";
+  // Right near 0, wrong far from it: the variance lost its digits to cancellation.
+  Generator gen(4);
+  const Tensor far = 1000 + randn({32}, gen);
+  const std::vector<double> mine = layer_norm_by_hand(far.to_vector());
+  if (near(variance, 1.25 / 1.25001) &&
+      !exercise::agrees(mine, nn::layer_norm(far, {32}).to_vector(), 1e-12))
+    return s +
+           ", right; but a token near 1000 comes out wrong, so the variance lost "
+           "digits far from 0; this points to the variance as the mean square less "
+           "the squared mean";
   return s;
 }
 }  // namespace

@@ -44,11 +44,24 @@ Tensor scores() {
   return tensor(z, {6});
 }
 
+// The two most likely tokens' total, added as a nucleus adds them: a p they reach
+// exactly.
+double exact_share() {
+  const std::vector<double> probs = softmax(scores(), 0).to_vector();
+  return 0.0 + probs[1] + probs[3];
+}
+
 std::string distribution_problem() {
   const std::vector<double> small = nucleus_distribution(scores(), 0.3).to_vector();
   if (small.size() == 6 && small[1] == 0.0 && small[4] > 0)
     return "at p = 0.3 the least likely tokens are kept and the most likely dropped: "
            "this points to the tokens visited from the least likely up";
+  for (std::size_t i = 0; i < small.size() && i < 6; ++i)
+    for (std::size_t j = 0; j < small.size() && j < 6; ++j)
+      if (small[i] > 0 && small[j] == 0.0 && kProbabilities[i] < kProbabilities[j])
+        return "at p = 0.3 token " + std::to_string(i) +
+               " is kept but the more likely token " + std::to_string(j) +
+               " is not: this points to the tokens taken unsorted";
   const std::vector<double> d = nucleus_distribution(scores(), 0.7).to_vector();
   if (d.size() != 6) return "";
   int kept = 0;
@@ -64,6 +77,12 @@ std::string distribution_problem() {
            "points to the kept probabilities not renormalised";
   if (kept == 6)
     return "every token is kept at p = 0.7: this points to the nucleus never cut";
+  const std::vector<double> exact =
+      nucleus_distribution(scores(), exact_share()).to_vector();
+  if (exact.size() == 6 && exact[5] > 0 && exact[1] > 0 && exact[3] > 0)
+    return "at a p that the two most likely tokens reach exactly, a third is kept: "
+           "this "
+           "points to the nucleus complete only above p";
   return "";
 }
 }  // namespace
@@ -94,6 +113,18 @@ TEST_CASE("the nucleus holds the fewest most likely tokens whose total reaches p
                                              << ") is outside the nucleus");
     }
   }
+}
+
+TEST_CASE("a total that reaches p exactly completes the nucleus") {
+  INFO(distribution_problem());
+  const std::vector<double> d =
+      nucleus_distribution(scores(), exact_share()).to_vector();
+  REQUIRE(d.size() == 6);
+  CHECK_MESSAGE(d[1] > 0, "the most likely token is in the nucleus");
+  CHECK_MESSAGE(d[3] > 0, "the second most likely token is in the nucleus");
+  CHECK_MESSAGE(d[5] == 0.0, "at p = " << exact_share()
+                                       << ", the total of the two most likely tokens, "
+                                          "they already reach p: the third is outside");
 }
 
 TEST_CASE("the kept tokens keep their odds and the probabilities sum to 1, to 1e-15") {

@@ -88,6 +88,17 @@ std::string step_problem() {
     return "your outputs are the keys averaged with attention's weights: this points "
            "to "
            "the keys and values swapped";
+  // each token attending only to the tokens before it (the first to itself)
+  std::vector<Tensor> rows = {slice(x.v, 0, 0, 1)};
+  for (std::int64_t t = 1; t < kTokens; ++t) {
+    const Tensor s =
+        matmul(slice(x.q, 0, t, t + 1), slice(x.k, 0, 0, t).transpose(0, 1)) /
+        std::sqrt(double(kWidth));
+    rows.push_back(matmul(softmax(s, 1), slice(x.v, 0, 0, t)));
+  }
+  if (near(cat(rows, 0)))
+    return "each output attends to the tokens before it but not to itself: this "
+           "points to the new key appended after attending";
   // softmax down a column of one: every weight 1, so the output sums the values
   const Tensor summed = matmul(tril(ones({kTokens, kTokens})), x.v);
   if (near(summed))
