@@ -17,6 +17,8 @@
 // %% fold: includes, and the reference
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
@@ -40,42 +42,47 @@ Tensor whole_numbers(const Shape& shape) {
 
 Tensor sum_to(const Tensor& grad, const Shape& shape);
 
+// %% fold: one reduction, checked against autograd's
+namespace {
+// sum_to of a gradient of small whole numbers shaped `from`, down to `to`, against the
+// gradient autograd gives an operand of shape `to`: `wrong_shape` says what a wrong
+// shape points to, `wrong_values` what wrong numbers do.
+void check_sum_to(const Shape& from, const Shape& to, const std::string& wrong_shape,
+                  const std::string& wrong_values) {
+  const Tensor g = whole_numbers(from), mine = sum_to(g, to), want = reference(g, to);
+  INFO("from ", to_string(from), " to ", to_string(to), ": yours ", mine, ", want ",
+       want);
+  REQUIRE_MESSAGE(mine.shape() == to, wrong_shape);
+  CHECK_MESSAGE(max(abs(mine - want)).item() == 0.0, wrong_values);
+}
+}  // namespace
+
 // %%
 // The tests.
 
 TEST_CASE("a dimension of size 1 that was stretched is summed over and kept as 1") {
   for (const auto& [from, to] : {std::pair<Shape, Shape>{{3, 4}, {3, 1}},
                                  std::pair<Shape, Shape>{{3, 4}, {1, 4}},
-                                 std::pair<Shape, Shape>{{2, 5, 3}, {2, 1, 3}}}) {
-    const Tensor g = whole_numbers(from), mine = sum_to(g, to), want = reference(g, to);
-    INFO("from ", to_string(from), " to ", to_string(to), ": yours ", mine, ", want ",
-         want);
-    REQUIRE_MESSAGE(mine.shape() == to,
-                    "the gradient has the operand's shape, a stretched size-1 "
-                    "dimension summed over and kept with size 1 (keepdim): the "
-                    "incoming shape points to size-1 dimensions not summed, fewer "
-                    "dimensions to the stretched dimensions dropped instead of kept");
-    CHECK_MESSAGE(max(abs(mine - want)).item() == 0.0,
-                  "each element is the sum of the gradients of all its copies, over "
-                  "exactly the stretched dimensions: smaller values point to a mean "
-                  "instead of a sum");
-  }
+                                 std::pair<Shape, Shape>{{2, 5, 3}, {2, 1, 3}}})
+    check_sum_to(from, to,
+                 "the gradient has the operand's shape, a stretched size-1 "
+                 "dimension summed over and kept with size 1 (keepdim): the "
+                 "incoming shape points to size-1 dimensions not summed, fewer "
+                 "dimensions to the stretched dimensions dropped instead of kept",
+                 "each element is the sum of the gradients of all its copies, over "
+                 "exactly the stretched dimensions: smaller values point to a mean "
+                 "instead of a sum");
 }
 
 TEST_CASE("a dimension the operand did not have is summed over and dropped") {
   for (const auto& [from, to] :
        {std::pair<Shape, Shape>{{3, 4}, {4}}, std::pair<Shape, Shape>{{2, 3, 4}, {4}},
-        std::pair<Shape, Shape>{{3, 2}, {}}}) {
-    const Tensor g = whole_numbers(from), mine = sum_to(g, to), want = reference(g, to);
-    INFO("from ", to_string(from), " to ", to_string(to), ": yours ", mine, ", want ",
-         want);
-    REQUIRE_MESSAGE(mine.shape() == to,
-                    "dimensions missing on the operand's left were stretched too, "
-                    "summed over and gone from its gradient: more dimensions point to "
-                    "missing leading dimensions not summed");
-    CHECK_MESSAGE(max(abs(mine - want)).item() == 0.0,
-                  "each element is the sum over every copy the broadcast made");
-  }
+        std::pair<Shape, Shape>{{3, 2}, {}}})
+    check_sum_to(from, to,
+                 "dimensions missing on the operand's left were stretched too, "
+                 "summed over and gone from its gradient: more dimensions point to "
+                 "missing leading dimensions not summed",
+                 "each element is the sum over every copy the broadcast made");
 }
 
 TEST_CASE(
@@ -84,29 +91,19 @@ TEST_CASE(
   // [1] into [1, 3]: the operand's 1 stands against the 3, not against the leading 1;
   // [5, 1, 1] into [1, 5, 1, 4]: its last 1 stands against the 4.
   for (const auto& [from, to] : {std::pair<Shape, Shape>{{1, 3}, {1}},
-                                 std::pair<Shape, Shape>{{1, 5, 1, 4}, {5, 1, 1}}}) {
-    const Tensor g = whole_numbers(from), mine = sum_to(g, to), want = reference(g, to);
-    INFO("from ", to_string(from), " to ", to_string(to), ": yours ", mine, ", want ",
-         want);
-    REQUIRE_MESSAGE(mine.shape() == to,
-                    "a size-1 dimension of the operand was compared with the "
-                    "gradient's dimension at the same place from the left, not with "
-                    "the one it stands against from the right: this points to the "
-                    "stretched dimensions matched from the left");
-    CHECK_MESSAGE(max(abs(mine - want)).item() == 0.0,
-                  "each element is the sum over every copy the broadcast made");
-  }
+                                 std::pair<Shape, Shape>{{1, 5, 1, 4}, {5, 1, 1}}})
+    check_sum_to(from, to,
+                 "a size-1 dimension of the operand was compared with the "
+                 "gradient's dimension at the same place from the left, not with "
+                 "the one it stands against from the right: this points to the "
+                 "stretched dimensions matched from the left",
+                 "each element is the sum over every copy the broadcast made");
 }
 
 TEST_CASE("both kinds at once, and nothing summed where nothing was stretched") {
   for (const auto& [from, to] : {std::pair<Shape, Shape>{{2, 5, 4, 3}, {5, 1, 1}},
-                                 std::pair<Shape, Shape>{{6, 2}, {6, 2}}}) {
-    const Tensor g = whole_numbers(from), mine = sum_to(g, to), want = reference(g, to);
-    INFO("from ", to_string(from), " to ", to_string(to), ": yours ", mine, ", want ",
-         want);
-    REQUIRE_MESSAGE(mine.shape() == to, "the gradient has the operand's shape");
-    CHECK_MESSAGE(max(abs(mine - want)).item() == 0.0,
-                  "only the stretched dimensions are summed: a dimension of the same "
-                  "size in both shapes is left alone");
-  }
+                                 std::pair<Shape, Shape>{{6, 2}, {6, 2}}})
+    check_sum_to(from, to, "the gradient has the operand's shape",
+                 "only the stretched dimensions are summed: a dimension of the same "
+                 "size in both shapes is left alone");
 }
