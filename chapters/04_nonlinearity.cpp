@@ -308,9 +308,9 @@ Tensor slope(Tensor (*f)(const Tensor&), const Tensor& z) {
 // through ten sigmoids in a row.
 
 TEST_CASE(
-    "the sigmoid's slope is at most 1/4, reached only at 0; tanh's is at most 1; "
-    "relu's is exactly 1 or 0; at z = 5 tanh's and the sigmoid's are below 4e^-10 and "
-    "e^-5; ten sigmoids in a row pass back less than 4^-10") {
+    "the sigmoid's slope is at most 1/4, reached only at 0, tanh's at most 1 and "
+    "relu's exactly 1 or 0: at z = 5 tanh's and the sigmoid's are below 4e^-10 and "
+    "e^-5, and ten sigmoids in a row pass back less than 4^-10") {
   std::vector<double> grid;
   for (int k = -800; k <= 800; ++k) grid.push_back(k / 100.0);
   const Tensor z = tensor(grid, {1601});
@@ -913,8 +913,8 @@ double mean_square_after_tanh(double q) {
 
 TEST_CASE(
     "through 30 tanh layers, each layer's mean square follows q' = g² E[tanh²(√q ξ)] "
-    "within 4 standard errors, for g = 1/2, 1, 5/3 and 2 and three seeds; at g = 2 a "
-    "sixth of the units saturate, as predicted") {
+    "within 4 standard errors, for g = 1/2, 1, 5/3 and 2 and three seeds, and at g = "
+    "2 a sixth of the units saturate, as predicted") {
   const double s = std::sqrt(5.0 / (kWidth * (kDepth - 1)));
   const std::vector<Gain> gains = {
       {0.5, "g = 1/2"}, {1.0, "g = 1"}, {5.0 / 3, "g = 5/3"}, {2.0, "g = 2"}};
@@ -1224,8 +1224,8 @@ void draw_tents() {
 
 TEST_CASE(
     "ten layers of two ReLU units, the tent composed ten times, make exactly 1,024 "
-    "straight pieces on [0, 1], every slope exactly ±1024; one hidden layer would need "
-    "1,023 units") {
+    "straight pieces on [0, 1], every slope exactly ±1024, where one hidden layer "
+    "would need 1,023 units") {
   const int k = 10, points = 1 << 13;
   std::vector<double> grid;
   for (int i = 0; i < points; ++i) grid.push_back((i + 0.5) / points);

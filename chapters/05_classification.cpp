@@ -125,9 +125,9 @@ std::vector<double> written_softmax(const std::vector<double>& z) {
 }
 
 TEST_CASE(
-    "as written, softmax is NaN for scores of 710 and of -1000; litgrad's softmax of "
-    "(1000, 999, 998) and of (-1000, -1001, -1002) equals that of (2, 1, 0) bit for "
-    "bit") {
+    "as written, softmax is NaN for scores of 710 and of -1000, while litgrad's "
+    "softmax of (1000, 999, 998) and of (-1000, -1001, -1002) equals that of (2, 1, "
+    "0) bit for bit") {
   const auto high = written_softmax({710, 0}), low = written_softmax({-1000, -1001});
   const Tensor small = softmax(tensor({2, 1, 0}), 0);
   const Tensor shifted_up = softmax(tensor({1000, 999, 998}), 0);
@@ -188,8 +188,8 @@ TEST_CASE(
 
 TEST_CASE(
     "maximum likelihood: gradient descent on a constant classifier's cross-entropy "
-    "lands on the class frequencies, to 8u, where the loss is their entropy; a uniform "
-    "guess costs ln K") {
+    "lands on the class frequencies, to 8u, where the loss is their entropy, and a "
+    "uniform guess costs ln K") {
   const Tensor labels =
       tensor({0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2}, {16}, DType::Int64);
   const std::vector<double> f = {8.0 / 16, 5.0 / 16, 3.0 / 16};
@@ -304,9 +304,9 @@ std::pair<Tensor, Tensor> gradients_for_class_1(const Tensor& z) {
 }
 
 TEST_CASE(
-    "cross-entropy's gradient is σ(z) - y, to 2u; confident and wrong, squared error "
-    "on the sigmoid barely pushes: at z = -40 its gradient is exactly -2σ(z), about "
-    "2e^-40, while cross-entropy's is exactly -1") {
+    "cross-entropy's gradient is σ(z) - y, to 2u, while squared error on the sigmoid "
+    "barely pushes when it is confident and wrong: at z = -40 its gradient is exactly "
+    "-2σ(z), about 2e^-40, and cross-entropy's is exactly -1") {
   const auto [squared, cross] = gradients_for_class_1(tensor({-40.0}));
   const double sigma = sigmoid(tensor({-40.0})).item();
   book::check("squared error's gradient / -2σ(-40)", squared.item() / (-2 * sigma),
@@ -715,8 +715,8 @@ double line_score(const Labelled& data, double theta, double c) {
 
 TEST_CASE(
     "the accuracy of a line at distance c from the rings' centre is A(c), within four "
-    "standard errors on 20,000 fresh points for 26 distances; its best, A*, is below "
-    "2/3") {
+    "standard errors on 20,000 fresh points for 26 distances, and its best, A*, is "
+    "below 2/3") {
   Generator gen(7);
   const Labelled fresh = rings(10000, gen);
   const auto [best, at] = best_line_accuracy();

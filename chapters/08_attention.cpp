@@ -1118,8 +1118,8 @@ void draw_causal_weights(const Tensor& w) {  // w: [1, 2, L, L], per head
 //    the diagonal.
 
 TEST_CASE("the causal mask puts -inf strictly above the diagonal, so each position "
-          "gets weight exactly 0 on every later one; with is_causal the layer gives "
-          "the same numbers, bit for bit") {
+          "gets weight exactly 0 on every later one, and with is_causal the layer "
+          "gives the same numbers, bit for bit") {
   Generator gen(6);
   const std::int64_t L = 6;
   const Tensor mask = generate_square_subsequent_mask(L);
@@ -1240,8 +1240,8 @@ double leak(double m) {
 }
 
 TEST_CASE("a finite mask m leaks e^(m-1/4)/(1 + e^(m-1/4)) to the future, as "
-          "predicted, until e^m underflows at m = -745; -inf and -1e9 leak exactly "
-          "nothing") {
+          "predicted, until e^m underflows at m = -745, while -inf and -1e9 leak "
+          "exactly nothing") {
   std::vector<double> values, leaks, predicted;
   double worst = 0, silent_from = 0;  // silent_from: the first m whose leak is 0
   for (double m = -5; m >= -800; m -= 5) {
@@ -1320,10 +1320,10 @@ MaskedRow mask_row_2(double m) {
   return r;
 }
 
-TEST_CASE("a row whose every key is masked: with -inf its weights and output are NaN, "
-          "and NaN reaches the gradients of three of the layer's four parameters "
-          "though the loss leaves the row out; with the lowest double it attends "
-          "uniformly; with -1e9, as if unmasked") {
+TEST_CASE("a row whose every key is masked: with -inf its weights and output are "
+          "NaN, and NaN reaches the gradients of three of the layer's four "
+          "parameters though the loss leaves the row out, while with the lowest "
+          "double it attends uniformly and with -1e9 as if unmasked") {
   const MaskedRow inf = mask_row_2(-INFINITY);
   book::check("NaN weights in row 2, -inf", nans(select(inf.weights, 0, 2)), "of 4",
               book::exactly(4));

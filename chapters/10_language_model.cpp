@@ -265,8 +265,8 @@ double per_prediction(const std::vector<double>& word_losses,
 
 TEST_CASE(
     "some pairs never occur in the training words, so without smoothing they get "
-    "probability 0 and infinite loss; with add-one smoothing every pair's probability "
-    "is positive, and the validation loss is below ln 27") {
+    "probability 0 and infinite loss, while with add-one smoothing every pair's "
+    "probability is positive and the validation loss is below ln 27") {
   const auto& count = bigram().count;
   std::vector<double> followed(kSymbols, 0);  // N_a
   for (std::int64_t k = 0; k < kSymbols * kSymbols; ++k)

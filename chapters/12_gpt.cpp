@@ -1,10 +1,10 @@
 // Chapter 12 · A GPT that writes
 // ==============================
 //
-// Chapter 10's model spelled single words, a letter at a time. This chapter trains the
-// kind of model every large language model since GPT-2 is built as: a stack of
-// chapter 9's blocks, under the causal mask, reading running text as chapter 11's
-// tokens and predicting each next token. The text is WordNet's definitions, each on a
+// Chapter 10's model spelled single words, a letter at a time. This chapter trains a
+// model built as GPT-2 is (Radford et al., 2019): a stack of chapter 9's blocks, under
+// the causal mask, reading running text as chapter 11's tokens and predicting each next
+// token. The text is WordNet's definitions, each on a
 // line of its own after the word it defines (*dog: a member of the genus Canis ...*),
 // so that the text holds a task as well as a language: given a word, write what it
 // means.
@@ -503,9 +503,9 @@ TEST_CASE(
 
 TEST_CASE(
     "with GPT-2's start the first loss is ln V plus half the scores' variance, to "
-    "within three standard errors, and ln V alone is further off; with standard normal "
-    "embeddings it is above ln V + 1, and the token just read scores highest in more "
-    "than 9 predictions of 10") {
+    "within three standard errors, and ln V alone is further off, while with standard "
+    "normal embeddings it is above ln V + 1 and the token just read scores highest in "
+    "more than 9 predictions of 10") {
   Generator gen(8), batches(9);
   const Batch b = windows(training_tokens(), 256, batches);
   const Tensor targets = b.targets.reshape({-1});

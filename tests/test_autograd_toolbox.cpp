@@ -229,7 +229,7 @@ TEST_CASE("an operation whose backward cannot be recorded is named when create_g
 // ---------------------------------------------------------------------------------------------
 // Hooks and retain_grad
 
-TEST_CASE("a hook sees a tensor's whole gradient once per backward and may replace it; remove() takes it off") {
+TEST_CASE("a hook sees a tensor's whole gradient once per backward and may replace it, and remove() takes it off") {
   Tensor x = tensor({1.0, 2.0}).requires_grad_();
   const Tensor h = x * 2.0;
   std::vector<std::vector<double>> seen;
@@ -257,7 +257,7 @@ TEST_CASE("a hook on a leaf sees its gradient before it is added to grad()") {
   CHECK(w.grad().item() == 0.0);
 }
 
-TEST_CASE("retain_grad keeps the gradient of a tensor made by an operation; without it grad() says how to ask") {
+TEST_CASE("retain_grad keeps the gradient of a tensor made by an operation, and without it grad() says how to ask") {
   Tensor x = tensor({1.0, 2.0}).requires_grad_();
   Tensor h = x * 3.0;
   h.retain_grad();

@@ -40,6 +40,9 @@ TEST_CASE("a chapter's command line takes --emit DIR and doctest's options, and 
   const auto o = book::detail::parse_arguments(6, good);
   CHECK(o.emit_dir == "out");
   CHECK(o.doctest_args == std::vector<std::string>{"--test-case=x", "-ltc", "--dt-no-colors=true"});
+  CHECK(o.test_case_filters == std::vector<std::string>{"x"});
+  const char* filters[] = {"08_attention", "-tc=a*", "--dt-test-case=b, c", "--test-case-exclude=d"};
+  CHECK(book::detail::parse_arguments(4, filters).test_case_filters == std::vector<std::string>{"a*", "b, c"});
   const char* bad[] = {"08_attention", "--emitt", "out"};
   CHECK_THROWS_WITH_AS(book::detail::parse_arguments(3, bad), doctest::Contains("unknown option '--emitt'\nusage: 08_attention [--emit DIR]"), ValueError);
   const char* missing[] = {"08_attention", "--emit"};

@@ -234,7 +234,7 @@ TEST_CASE("sample draws one Int64 id per row: [V] gives a 0-d id, [B, T, V] give
   CHECK(sample(zeros({0, 7}), {}, gen).shape() == Shape{0});
 }
 
-TEST_CASE("sampling records no graph; a gradient through a filter reaches the kept scores alone") {
+TEST_CASE("sampling records no graph, and a gradient through a filter reaches the kept scores alone") {
   Generator gen(28);
   Tensor logits = tensor({1, 3, 2, 0}).requires_grad_();
   const Tensor ids = sample(logits, {0.7, 2, 0.9}, gen);

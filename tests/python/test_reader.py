@@ -85,6 +85,15 @@ class ChapterReader(unittest.TestCase):
         e = self.error('// %%\n// One.\n\nTEST_CASE("same") {}\n// %%\n// Two.\n\nTEST_CASE("same") {}\n')
         self.assertIn('"same" is named twice', e.message)
 
+    def test_a_claim_name_ctest_would_split_or_merge(self):
+        e = self.error('// %%\n// One.\n\nTEST_CASE("a; b") {}\n')
+        self.assertIn('contains ";"', e.message)
+        e = self.error('// %%\n// One.\n\nTEST_CASE("the slice [0, 1") {}\n')
+        self.assertIn('unmatched "["', e.message)
+        e = self.error('// %%\n// One.\n\nTEST_CASE("a ] then [") {}\n')
+        self.assertIn('unmatched "["', e.message)
+        read('// %%\n// One.\n\nTEST_CASE("[3,1] + [1,4], and [:, 1:4:2]") {}\n')
+
     def test_a_declaration_continues_over_the_lines_after_it_and_may_not_repeat(self):
         s = read("// %% assumes: 1,\n// what a slope is\n\nint x;\n")
         self.assertEqual(s.declared("assumes"), "1, what a slope is")

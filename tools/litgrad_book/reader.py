@@ -120,6 +120,24 @@ def test_cases(code_lines, first_line, path):
     return found
 
 
+def name_unsafe_for_ctest(name):
+    """Why CTest could not run a claim by this name (None if it can). Test discovery passes
+    the names through CMake lists, which split at ";" and do not split inside "[...]": such a
+    name would become tests that select no claim, or swallow the next claim's."""
+    if ";" in name:
+        return 'contains ";", at which CTest\'s discovery splits it into tests that run nothing; ' \
+               'write ":" or ", and"'
+    depth = 0
+    for c in name:
+        depth += {"[": 1, "]": -1}.get(c, 0)
+        if depth < 0:
+            break
+    if depth != 0:
+        return 'has an unmatched "[" or "]", which CMake\'s list handling in CTest\'s discovery ' \
+               'treats as a bracket; match them'
+    return None
+
+
 def read(path, kind="chapter"):
     """Reads a chapter (``kind="chapter"``) or an exercise file (``kind="exercise"``)."""
     with open(path, encoding="utf-8") as f:
@@ -230,6 +248,9 @@ def parse(text, path, kind="chapter"):
         for k, (name, line) in enumerate(found):
             if any(c.name == name for c in source.claims):
                 raise SourceError(path, line, f"the claim \"{name}\" is named twice")
+            unsafe = name_unsafe_for_ctest(name)
+            if unsafe:
+                raise SourceError(path, line, f"the claim \"{name}\" {unsafe}")
             if kind == "chapter" and (before is None or before.kind != "prose"
                                       or not any(l.strip() for l in before.lines)):
                 raise SourceError(path, line, f"the claim \"{name}\" has no prose of its own: state it in "

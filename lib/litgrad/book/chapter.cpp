@@ -205,6 +205,8 @@ Options parse_arguments(int argc, const char* const* argv) {
       for (const char* d : doctest_options) known = known || name == d;
     }
     if (!known) throw ValueError("unknown option '" + a + "'\n" + usage(program));
+    if ((name == "test-case" || name == "tc") && a.find('=') != std::string::npos)
+      o.test_case_filters.push_back(a.substr(a.find('=') + 1));
     o.doctest_args.push_back(a);
   }
   return o;

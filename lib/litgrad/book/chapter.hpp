@@ -121,6 +121,7 @@ struct Options {
   std::string emit_dir;
   bool help = false;
   std::vector<std::string> doctest_args;  // passed on to doctest (filters, reporters, ...)
+  std::vector<std::string> test_case_filters;  // the values of --test-case, as written
 };
 
 Options parse_arguments(int argc, const char* const* argv);  // throws ValueError with a usage line

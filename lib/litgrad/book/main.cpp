@@ -54,6 +54,13 @@ int main(int argc, char** argv) {
   context.applyCommandLine(static_cast<int>(args.size()), args.data());
   const int status = context.run();
   if (context.shouldExit()) return status;  // a query such as --list-test-cases
+  // A filter that selects no claim is a mistake, never a pass: CTest runs each claim as
+  // --test-case=NAME, and a name that its discovery split (at a ";") would select nothing.
+  if (!options.test_case_filters.empty() && book::detail::claims().empty()) {
+    std::cerr << argv[0] << ": no claim matches --test-case=" << options.test_case_filters.front()
+              << "; --list-test-cases lists the claims' names\n";
+    return 1;
+  }
   book::out() << book::detail::summary_line() << "\n";
   if (!options.emit_dir.empty()) book::detail::write_emitted(options.emit_dir);
   return status;
