@@ -84,7 +84,7 @@ def main(argv):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     status = subprocess.run([program, "--emit", out]).returncode
-    wall = time.perf_counter() - start
+    wall = time.perf_counter() - start + earlier
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime) + earlier
     name = os.path.basename(out)
@@ -96,9 +96,9 @@ def main(argv):
               f"claim held (run {program} to see the account)", file=sys.stderr)
         return 1
     with open(out + ".run.json", "w", encoding="utf-8") as f:
-        json.dump({"wall_seconds": wall + earlier, "cpu_seconds": cpu, "budget_seconds": budget, "reason": reason,
+        json.dump({"wall_seconds": wall, "cpu_seconds": cpu, "budget_seconds": budget, "reason": reason,
                    "trained_earlier_seconds": earlier}, f)
-    print(f"{name}: {wall + earlier:.2f} s wall, {cpu:.2f} s of one core"
+    print(f"{name}: {wall:.2f} s wall, {cpu:.2f} s of one core"
           + (f", {earlier:.2f} s of them training models an earlier process kept" if earlier else "")
           + f" (budget {budget:g} s"
           + (", which holds the fast kernels; these are the plain ones)" if plain else ")"))

@@ -72,6 +72,9 @@ TEST_CASE("the first step from (0, 0) is -lr times the gradient there") {
                   "belongs"
       : near(-1.0)
           ? "your w moved the other way: this points to a step up the gradient"
+      : step.w == 0.0 && step.b == 0.0
+          ? "your line did not move: this points to an integer division, 2 / n "
+            "with n an integer being 0"
           : "";
   INFO(why);  // first: a later empty INFO would end doctest's report of the check
   INFO("your step (", step.w, ", ", step.b, "), the formula's (", w1, ", ", b1, ")");

@@ -75,11 +75,27 @@ Tensor batched_self_attention(const Tensor& X);  // [B, T, E] -> [B, T, E]
 // %%
 // The tests.
 
+namespace {
+// Your function on X; a product of the wrong shapes is named, not only thrown.
+Tensor attended(const Tensor& X) {
+  try {
+    return batched_self_attention(X);
+  } catch (const ShapeError& e) {
+    const std::string swapped = to_string(transpose(X, 0, 1).shape());
+    if (std::string(e.what()).find(swapped) != std::string::npos)
+      FAIL("matmul got ", swapped, ", X with its sentences and tokens swapped: this "
+           "points to the batch dimension transposed, where each sentence's own map "
+           "needs its tokens and features swapped (", e.what(), ")");
+    throw;
+  }
+}
+}  // namespace
+
 TEST_CASE("each sentence's output equals section 1's attention of that sentence "
           "alone") {
   Generator gen(2);
   const Tensor X = randn({3, 5, 4}, gen);  // 3 sentences of 5 tokens of 4 features
-  const Tensor out = batched_self_attention(X);
+  const Tensor out = attended(X);
   REQUIRE(out.shape() == X.shape());
   double worst = 0;
   for (std::int64_t b = 0; b < 3; ++b) {
@@ -97,10 +113,10 @@ TEST_CASE("sentences do not mix: changing sentence 1 leaves sentence 0's output 
   Generator gen(3);
   const Tensor X = randn({2, 4, 3}, gen);
   const Tensor changed = cat({slice(X, 0, 0, 1), randn({1, 4, 3}, gen)}, 0);
-  const Tensor before = select(batched_self_attention(X), 0, 0);
-  const Tensor after = select(batched_self_attention(changed), 0, 0);
+  const Tensor before = select(attended(X), 0, 0);
+  const Tensor after = select(attended(changed), 0, 0);
   const std::string why =
-      exercise::quietly(mistake_behind, X, batched_self_attention(X));
+      exercise::quietly(mistake_behind, X, attended(X));
   INFO(why);
   INFO("largest change in sentence 0's output: ", largest_gap(after, before));
   CHECK(largest_gap(after, before) == 0.0);
@@ -115,7 +131,7 @@ TEST_CASE("a token's weights sum to one: in a sentence of one repeated token, ev
   Generator gen(4);
   const Tensor tokens = randn({2, 1, 4}, gen);  // one token for each sentence
   const Tensor X = tokens * ones({2, 5, 1});    // 2 sentences, each its token 5 times
-  const Tensor out = batched_self_attention(X);
+  const Tensor out = attended(X);
   REQUIRE(out.shape() == X.shape());
   const std::string why = exercise::quietly(mistake_behind, X, out);
   INFO(why);
