@@ -257,11 +257,14 @@ def tree_state():
     return head, bool(dirty)
 
 
-def write_ledger(ledger, results, cats, book, seconds):
-    head, dirty = tree_state()
+def write_ledger(ledger, results, cats, book, seconds, state):
+    """Merges the results into the ledger. ``state`` is the tree's (head, dirty) when the
+    run copied it; the files' hashes are taken from that copy (build-mutate/src), not from
+    the working tree, which may have changed while the run went on."""
+    head, dirty = state
     by_name = {m["key"]: m for ms in cats.values() for m in ms}
     for name, r in results.items():
-        r["depends"] = {f: sha256(os.path.join(ROOT, f)) for f in mutations.depends_on(by_name[name], book, ROOT)}
+        r["depends"] = {f: sha256(os.path.join(SRC, f)) for f in mutations.depends_on(by_name[name], book, SRC)}
         r["definition"] = mutations.definition(by_name[name])
         r["commit"] = head
     ledger["mutations"].update(results)
@@ -347,8 +350,9 @@ def main(argv):
         sys.exit(f"tools/mutate: no mutation named {only!r} there")
     start = time.time()
     if selected:
+        state = tree_state()  # before run() copies the tree
         results = run(selected, book)
-        write_ledger(ledger, results, cats, book, time.time() - start)
+        write_ledger(ledger, results, cats, book, time.time() - start, state)
         log(f"{len(selected)} mutations in {time.time() - start:.0f} s; the ledger: {os.path.relpath(LEDGER, ROOT)}")
     return 0 if check(mutations.load_ledger(ROOT), cats, book) else 1
 
