@@ -328,13 +328,12 @@ TEST_CASE(
 // times as many again. So more and more of the contexts met in validation were seen in
 // training only a few times, or never, and where a context was seen fewer than 27 times
 // the smoothing's 27 added counts outweigh its own. More context helps until the counts
-// run thin. The test measures where that
-// happens here, comparing each :math:`k` with the next, word by word: the loss falls
-// from one symbol of context to two and from two to three, each step by more than 4
-// standard errors, and rises from three to four by more than 4. It also counts the
-// training predictions against :math:`27^4`, and checks that the share of validation
-// predictions whose context training saw fewer than 27 times grows with each :math:`k`
-// (the account prints them).
+// run thin. The test measures where that happens here, comparing each :math:`k` with
+// the next, word by word: the loss falls from one symbol of context to two and from two
+// to three, each step by more than 4 standard errors, and rises from three to four by
+// more than 4. It also counts the training predictions against :math:`27^4`, and checks
+// that the share of validation predictions whose context training saw fewer than 27
+// times grows with each :math:`k` (the account prints the shares).
 
 // The lead of the `ahead` losses over the `behind` ones (each word's total, in nats),
 // per prediction on `list`, and its standard error (above).
@@ -681,12 +680,12 @@ TEST_CASE(
 // (from :math:`\bar r` and its standard error as in section 1, for the combination of
 // losses named): the trigram gets more than four fifths of the Transformer's lead over
 // the bigram; the Transformer is not behind the trigram; and the four-gram is ahead of
-// the Transformer. Counting with :math:`27^4` cells, most of them empty, beats a model
-// that has seen each training word about once, because the words themselves are short
-// and their spelling local: three letters say a great deal about the fourth. What the
-// Transformer has that counting lacks is reach: it reads the whole word so far, where
-// counts of longer contexts run thin (section 1). How much longer training would make
-// of that, this chapter does not measure.
+// the Transformer. A table of counts beats a model trained on 800 batches of 32 words,
+// because in spelling the three letters before say a great deal about the next one:
+// section 1 found the four-gram the best of the counted models. What the Transformer
+// has that counting lacks is reach: it reads the whole word so far, where counts of
+// longer contexts run thin (section 1). How much longer training would make of that,
+// this chapter does not measure.
 
 TEST_CASE(
     "after 800 steps the Transformer is level with the trigram, which gets more than "
@@ -1051,8 +1050,8 @@ TEST_CASE(
 // *Top-k* sampling (chapter 12 meets it again) cuts the tail instead: it keeps the
 // :math:`k` highest scores, sets the rest to :math:`-\infty`, and samples among the
 // kept ones (:cpp:func:`litgrad::top_k_filter`). With :math:`k = 3` at :math:`T = 1`,
-// a word can never take a symbol outside the model's three favourites, so more of its
-// words should be real and fewer different. The test claims both, for three seeds: the
+// a word can never take a symbol outside the model's three favourites (more only on a
+// tie), so more of its words should be real and fewer different. The test claims both, for three seeds: the
 // dictionary share above plain sampling's by more than 4 standard errors, and the
 // measured share of distinct words below plain sampling's by more than 0.1. A distinct
 // share is not a count of independent draws, but one word changes it by at most
