@@ -1049,18 +1049,17 @@ TEST_CASE(
 // %%
 // *Top-k* sampling (chapter 12 meets it again) cuts the tail instead: it keeps the
 // :math:`k` highest scores, sets the rest to :math:`-\infty`, and samples among the
-// kept ones (:cpp:func:`litgrad::top_k_filter`). With :math:`k = 3` at :math:`T = 1`,
-// a word can never take a symbol outside the model's three favourites (more only on a
-// tie), so more of its words should be real and fewer different. The test claims both, for three seeds: the
-// dictionary share above plain sampling's by more than 4 standard errors, and the
-// measured share of distinct words below plain sampling's by more than 0.1. A distinct
-// share is not a count of independent draws, but one word changes it by at most
-// :math:`1/N`, so, by McDiarmid's inequality as for the lengths, each strays more than
-// 0.05 from its expectation with probability at most :math:`9 \cdot 10^{-5}`: a
-// measured fall of more than 0.1 is a fall of the expected shares. The account also
+// kept ones (:cpp:func:`litgrad::top_k_filter`). With :math:`k = 3` at :math:`T = 1`, a
+// word can never take a symbol outside the model's three favourites (more only on a
+// tie), so more of its words should be real and fewer different. The test claims both,
+// for three seeds: the dictionary share above plain sampling's by more than 4 standard
+// errors, and the measured share of distinct words below plain sampling's by more than
+// 0.1. A distinct share is not a count of independent draws, but one word changes it by
+// at most :math:`1/N`, so, by McDiarmid's inequality as for the lengths, each strays
+// more than 0.05 from its expectation with probability at most :math:`9 \cdot 10^{-5}`:
+// a measured fall of more than 0.1 is a fall of the expected shares. The account also
 // prints how many of the dictionary words written are validation words, real words the
-// model never trained on, and how many are training words it may have learned by
-// heart.
+// model never trained on, and how many are training words it may have learned by heart.
 //
 // .. figure:: sampling_tradeoff
 //
