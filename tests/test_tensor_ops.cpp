@@ -52,6 +52,10 @@ TEST_CASE("argmax, argmin, min and topk give the first of tied positions, and a 
   const auto low = topk(tensor({4, 2, 4, 1}), 2, 0, false);
   CHECK(test::identical(low.values, tensor({1, 2})));
   CHECK_THROWS_WITH_AS(topk(x, 5, 1), doctest::Contains("topk: k = 5 is out of range for dimension 1 of size 4"), ValueError);
+  // No elements, as torch: the shapes with k along dim, and nothing read (a fuzzer finding).
+  CHECK(topk(zeros({2, 0, 3}), 0, 1).values.shape() == Shape{2, 0, 3});
+  CHECK(topk(zeros({0, 3}), 2, 1).indices.shape() == Shape{0, 2});
+  CHECK(topk(zeros({3, 2}), 0, 1).values.shape() == Shape{3, 0});
 }
 
 TEST_CASE("var divides by N - correction as torch 1.13: correction 1 (unbiased, the default) or 0, and a bool means the same") {

@@ -200,7 +200,8 @@ MaxResult topk(const Tensor& x, std::int64_t k, std::int64_t dim, bool largest, 
   Shape out = shape;
   out[d] = k;
   Tensor indices = detail::uninitialized_tensor(out, DType::Int64);
-  kernels::top_positions(x.data(), outer, n, inner, k, largest, sorted, indices.data());
+  if (indices.numel() > 0)  // an empty x has no data to point into
+    kernels::top_positions(x.data(), outer, n, inner, k, largest, sorted, indices.data());
   const Tensor source = x.dim() == 0 ? reshape(x, {1}) : x;
   Tensor values = gather(source, d, indices);
   if (x.dim() == 0) return {reshape(values, {}), reshape(indices, {})};

@@ -1,13 +1,21 @@
 // libFuzzer target: builds random graphs of litgrad operations from the fuzzer's bytes, with
 // any shapes (zero sizes included), any dimensions (out of range included), NaN and infinity
-// in the data, and backward() at the end. The only exceptions allowed out of litgrad are its
-// own (all std::logic_error); anything else, a crash, or a sanitizer report is a finding.
+// in the data, and backward() at the end. It draws every public operation: the elementwise,
+// reduction, reshaping, indexing and loss functions, attention, sampling and random draws,
+// the in-place methods under the version check, autograd::grad with and without create_graph,
+// the nn modules, and the loaders (nn::load, a StateDict, a BPE tokenizer) on saved files
+// with the fuzzer's bytes written over them. The only exceptions allowed out of litgrad are
+// its own (all std::logic_error); anything else, a crash, or a sanitizer report is a finding.
 // Built and run by tools/fuzz (clang, -fsanitize=fuzzer,address,undefined).
 
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <litgrad/litgrad.hpp>
@@ -69,7 +77,7 @@ Tensor big_attention(FuzzedDataProvider& in) {
 Tensor step(FuzzedDataProvider& in, const std::vector<Tensor>& pool) {
   const Tensor& a = pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)];
   const Tensor& b = pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)];
-  switch (in.ConsumeIntegralInRange<int>(0, 33)) {
+  switch (in.ConsumeIntegralInRange<int>(0, 60)) {
     case 0: return a + b;
     case 1: return a - b;
     case 2: return a * b;
@@ -104,7 +112,161 @@ Tensor step(FuzzedDataProvider& in, const std::vector<Tensor>& pool) {
     case 30: return sum(a);
     case 31: return big_attention(in);
     case 32: return nn::linear(a, b, pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)]);
-    default: return nn::linear(a, b);
+    case 33: return nn::linear(a, b);
+    case 34: return nn::layer_norm(a, any_shape(in), in.ConsumeBool() ? b : Tensor(), Tensor(),
+                                   in.ConsumeFloatingPointInRange<double>(-1e-3, 1e-3));
+    case 35: return nn::embedding(any_tensor(in, DType::Int64), a,
+                                  in.ConsumeBool() ? std::optional<std::int64_t>(any_dim(in)) : std::nullopt);
+    case 36: return index_select(a, any_dim(in), any_tensor(in, DType::Int64));
+    case 37: return logsumexp(a, any_dim(in), in.ConsumeBool());
+    case 38: return var(a, {any_dim(in)}, in.ConsumeIntegralInRange<std::int64_t>(-1, 2), in.ConsumeBool());
+    case 39: return litgrad::std(a, {}, in.ConsumeIntegralInRange<std::int64_t>(-1, 2));
+    case 40: return clamp(a, in.ConsumeBool() ? std::optional<double>(any_value(in)) : std::nullopt,
+                          in.ConsumeBool() ? std::optional<double>(any_value(in)) : std::nullopt);
+    case 41: return expand(a, any_shape(in));
+    case 42: return repeat(a, {any_dim(in), any_dim(in), any_dim(in)});
+    case 43: {
+      const MaxResult t = topk(a, in.ConsumeIntegralInRange<std::int64_t>(-1, 5), any_dim(in), in.ConsumeBool(),
+                               in.ConsumeBool());
+      return t.values + t.indices;
+    }
+    case 44: {
+      Generator gen(in.ConsumeIntegral<std::uint8_t>());
+      return multinomial(a, in.ConsumeIntegralInRange<std::int64_t>(-1, 6), in.ConsumeBool(), gen);
+    }
+    case 45: return gelu(a, in.ConsumeBool() ? "tanh" : in.ConsumeBool() ? "none" : "other");
+    case 46: return norm(a, in.ConsumeFloatingPointInRange<double>(-1, 3), {any_dim(in)}, in.ConsumeBool());
+    case 47: return min(a, any_dim(in), in.ConsumeBool()).values + argmax(b, any_dim(in), in.ConsumeBool());
+    case 48: return flatten(a, any_dim(in), any_dim(in)) * sqrt(abs(b)) - neg(a);
+    case 49: return nll_loss(a, any_tensor(in, DType::Int64), in.ConsumeIntegralInRange<std::int64_t>(-101, 3));
+    case 50: return binary_cross_entropy_with_logits(a, b);
+    case 51: return one_hot(any_tensor(in, DType::Int64), in.ConsumeIntegralInRange<std::int64_t>(-2, 5));
+    case 52: return tril(a, any_dim(in)) + triu(b, any_dim(in));
+    case 53: return top_k_filter(a, in.ConsumeIntegralInRange<std::int64_t>(-1, 5));
+    case 54: return top_p_filter(a, in.ConsumeFloatingPointInRange<double>(-0.5, 1.5));
+    case 55: {
+      SamplingOptions o;
+      o.temperature = in.ConsumeBool() ? any_value(in) : 1.0;
+      o.top_k = in.ConsumeIntegralInRange<std::int64_t>(-1, 5);
+      o.top_p = in.ConsumeFloatingPointInRange<double>(-0.5, 1.5);
+      Generator gen(in.ConsumeIntegral<std::uint8_t>());
+      return sample(a, o, gen);
+    }
+    case 56: return where(logical_and(ge(a, b), logical_not(eq(a, b))), a, b) + where(le(a, b), a, b);
+    case 57: return eq(a, b) + ne(a, b) + lt(a, b) + logical_or(gt(a, b), le(a, b));
+    case 58: return to(a, in.ConsumeBool() ? DType::Int64 : in.ConsumeBool() ? DType::Bool : DType::Float64);
+    case 59: return a.clone() * b.detach();
+    default: return sinusoidal_positional_encoding(in.ConsumeIntegralInRange<std::int64_t>(-1, 9),
+                                                   in.ConsumeIntegralInRange<std::int64_t>(-1, 9));
+  }
+}
+
+// The in-place methods on a copy of a pool tensor, sometimes after the copy was used in a
+// recorded operation: backward must then refuse (the version check), never compute with the
+// changed numbers.
+Tensor in_place(FuzzedDataProvider& in, const Tensor& a, const Tensor& b) {
+  Tensor t = a.clone();
+  Tensor used = t * t;  // saves t for its backward
+  NoGradGuard guard;
+  switch (in.ConsumeIntegralInRange<int>(0, 10)) {
+    case 0: t.add_(b, any_value(in)); break;
+    case 1: t.sub_(b); break;
+    case 2: t.mul_(b); break;
+    case 3: t.div_(b); break;
+    case 4: t.masked_fill_(any_tensor(in, DType::Bool), any_value(in)); break;
+    case 5: t.copy_(b); break;
+    case 6: t.fill_(any_value(in)); break;
+    case 7: t.zero_(); break;
+    case 8: t.add_(any_value(in)); break;
+    case 9: t.mul_(any_value(in)); break;
+    default: t.div_(any_value(in)); break;
+  }
+  return used;
+}
+
+// autograd::grad over a graph the fuzzer built, with create_graph sometimes and then a second
+// derivative through the first.
+void gradients(FuzzedDataProvider& in, const std::vector<Tensor>& pool) {
+  const Tensor& out = pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)];
+  const Tensor& x = pool[in.ConsumeIntegralInRange<std::size_t>(0, 1)];  // a leaf
+  const bool create = in.ConsumeBool();
+  const std::vector<Tensor> g = autograd::grad({sum(out)}, {x}, {}, true, create, in.ConsumeBool());
+  if (create && !g.empty() && g[0].defined() && g[0].requires_grad())
+    autograd::grad({sum(g[0] * g[0])}, {x}, {}, std::nullopt, false, true);
+}
+
+// A module's forward on an input of any shape, then backward.
+void modules(FuzzedDataProvider& in, const Tensor& a) {
+  const std::int64_t e = in.ConsumeIntegralInRange<std::int64_t>(0, 4) * 2;  // heads 1 or 2 divide it
+  Generator gen(in.ConsumeIntegral<std::uint8_t>());
+  Tensor y;
+  switch (in.ConsumeIntegralInRange<int>(0, 4)) {
+    case 0: y = nn::Linear(in.ConsumeIntegralInRange<std::int64_t>(0, 4), e, in.ConsumeBool(), gen)(a); break;
+    case 1: y = nn::LayerNorm(e, in.ConsumeFloatingPointInRange<double>(0, 1e-3), in.ConsumeBool())(a); break;
+    case 2: y = nn::Embedding(in.ConsumeIntegralInRange<std::int64_t>(1, 5), e + 1, std::nullopt, gen)(
+                    to(a, DType::Int64));
+      break;
+    case 3: {
+      nn::MultiheadAttentionOptions o;
+      o.batch_first = in.ConsumeBool();
+      o.add_bias_kv = in.ConsumeBool();
+      o.add_zero_attn = in.ConsumeBool();
+      nn::MultiheadAttention mha(std::max<std::int64_t>(e, 2), in.ConsumeBool() ? 2 : 1, o, gen);
+      y = mha(a, a, a, Tensor(), in.ConsumeBool(), in.ConsumeBool() ? any_tensor(in, DType::Bool) : Tensor(),
+              true, in.ConsumeBool()).output;
+      break;
+    }
+    default: {
+      nn::TransformerEncoderLayer layer(std::max<std::int64_t>(e, 2), in.ConsumeBool() ? 2 : 1, {}, gen);
+      if (in.ConsumeBool()) layer.eval();
+      y = layer(a, in.ConsumeBool() ? any_tensor(in) : Tensor(), Tensor(), in.ConsumeBool());
+      break;
+    }
+  }
+  if (y.requires_grad()) sum(y).backward();
+}
+
+// Writes bytes over a saved file (or cuts it short), and loads it back: each loader either
+// loads or throws its own error.
+void load_changed(FuzzedDataProvider& in) {
+  const std::string path = "fuzz_load.tmp";
+  std::string text;
+  const int kind = in.ConsumeIntegralInRange<int>(0, 2);
+  Generator gen(1);
+  nn::Linear saved(2, 3, true, gen);
+  BPETokenizer tokenizer;
+  if (kind == 0) {
+    nn::save(saved, path);
+  } else if (kind == 1) {
+    std::ostringstream os;
+    save(saved.state_dict(), os);
+    std::ofstream(path) << os.str();
+  } else {
+    tokenizer.train("the cat sat on the mat, the cat ate", 262);
+    tokenizer.save(path);
+  }
+  {
+    std::ifstream f(path, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  for (int i = 0, n = in.ConsumeIntegralInRange<int>(0, 4); i < n && !text.empty(); ++i)
+    text[in.ConsumeIntegralInRange<std::size_t>(0, text.size() - 1)] = static_cast<char>(in.ConsumeIntegral<std::uint8_t>());
+  if (in.ConsumeBool() && !text.empty()) text.resize(in.ConsumeIntegralInRange<std::size_t>(0, text.size() - 1));
+  if (in.ConsumeBool()) text += in.ConsumeBytesAsString(in.ConsumeIntegralInRange<std::size_t>(0, 8));
+  std::ofstream(path, std::ios::binary) << text;
+  if (kind == 0) {
+    nn::Linear fresh(2, 3, true, gen);
+    nn::load(fresh, path);
+  } else if (kind == 1) {
+    nn::Linear fresh(2, 3, true, gen);
+    fresh.load_state_dict(load(path), in.ConsumeBool());
+  } else {
+    BPETokenizer loaded;
+    loaded.load(path);
+    std::vector<std::int64_t> ids(in.ConsumeIntegralInRange<std::size_t>(0, 6));
+    for (auto& id : ids) id = in.ConsumeIntegralInRange<std::int64_t>(-2, 300);
+    loaded.decode(ids);
+    loaded.encode(in.ConsumeBytesAsString(in.ConsumeIntegralInRange<std::size_t>(0, 16)));
   }
 }
 
@@ -119,12 +281,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const std::logic_error&) {
     return 0;
   }
+  // The first byte picks what else runs besides the graph of operations.
+  const int extra = in.ConsumeIntegralInRange<int>(0, 3);
   for (int i = 0; i < 12 && in.remaining_bytes() > 0; ++i) {
     try {
       pool.push_back(step(in, pool));
     } catch (const std::logic_error&) {
       // litgrad refused the input, as it should when the input is wrong
     }
+  }
+  try {
+    if (extra == 1) pool.push_back(in_place(in, pool[0], pool[1]));
+    if (extra == 2) modules(in, pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)]);
+    if (extra == 3) load_changed(in);
+  } catch (const std::logic_error&) {
+  }
+  try {
+    gradients(in, pool);
+  } catch (const std::logic_error&) {
   }
   for (const Tensor& t : pool) {
     try {
