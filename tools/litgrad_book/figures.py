@@ -61,8 +61,11 @@ def _heatmap(ax, d, fig, numbers):
 def _lines(ax, d):
     for s in d["series"]:
         style = s.get("style", "-")
-        ax.plot(s["x"], s["y"], style, marker="o" if len(s["x"]) <= 40 and style == "-" else None, markersize=3,
-                label=s["label"])
+        if style == "-":  # a plain line: dots at its points, when there are few
+            ax.plot(s["x"], s["y"], style, marker="o" if len(s["x"]) <= 40 else None, markersize=3,
+                    label=s["label"])
+        else:  # a format of its own ("k--", or markers alone such as "o"), drawn as it says
+            ax.plot(s["x"], s["y"], style, markersize=6, label=s["label"])
     if d.get("log_y"):
         ax.set_yscale("log")
     if d.get("log_x"):
