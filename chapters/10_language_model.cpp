@@ -222,6 +222,20 @@ struct Bigram {
   std::vector<double> count;  // [27 * 27]: N_ab
 };
 
+// log p(b | a) = log((N_ab + s) / (N_a + 27 s)) at a * 27 + b, from the counts N_ab,
+// with s added to every count: s = 1 is add-one smoothing, s = 0 none.
+std::vector<double> bigram_log_p(const std::vector<double>& count, double s) {
+  std::vector<double> log_p(kSymbols * kSymbols);
+  for (std::int64_t a = 0; a < kSymbols; ++a) {
+    double total = 0;
+    for (std::int64_t b = 0; b < kSymbols; ++b) total += count[a * kSymbols + b];
+    for (std::int64_t b = 0; b < kSymbols; ++b)
+      log_p[a * kSymbols + b] =
+          std::log((count[a * kSymbols + b] + s) / (total + kSymbols * s));
+  }
+  return log_p;
+}
+
 const Bigram& bigram() {
   static const Bigram model = [] {
     Bigram m;
@@ -231,14 +245,7 @@ const Bigram& bigram() {
       for (std::size_t i = 0; i + 1 < spelled.size(); ++i)
         m.count[symbol(spelled[i]) * kSymbols + symbol(spelled[i + 1])] += 1;
     }
-    m.log_p.resize(kSymbols * kSymbols);
-    for (std::int64_t a = 0; a < kSymbols; ++a) {
-      double total = 0;
-      for (std::int64_t b = 0; b < kSymbols; ++b) total += m.count[a * kSymbols + b];
-      for (std::int64_t b = 0; b < kSymbols; ++b)
-        m.log_p[a * kSymbols + b] =
-            std::log((m.count[a * kSymbols + b] + 1) / (total + kSymbols));
-    }
+    m.log_p = bigram_log_p(m.count, 1);
     return m;
   }();
   return model;
@@ -269,16 +276,14 @@ TEST_CASE(
     "probability 0 and infinite loss, while with add-one smoothing every pair's "
     "probability is positive and the validation loss is below ln 27") {
   const auto& count = bigram().count;
-  std::vector<double> followed(kSymbols, 0);  // N_a
-  for (std::int64_t k = 0; k < kSymbols * kSymbols; ++k)
-    followed[k / kSymbols] += count[k];
+  const std::vector<double> unsmoothed = bigram_log_p(count, 0);
   int never = 0, positive = 0;
-  double unsmoothed_loss = 0;  // -log(N_ab / N_a) of the first pair never seen
+  double unsmoothed_loss = 0;  // -log p(b | a) of the first pair never seen, unsmoothed
   for (std::int64_t k = 0; k < kSymbols * kSymbols; ++k) {
     positive += std::exp(bigram().log_p[k]) > 0;
     if (count[k] > 0 || k == 0) continue;  // ".." would be an empty word: impossible
     if (never++ == 0) {
-      unsmoothed_loss = -std::log(count[k] / followed[k / kSymbols]);
+      unsmoothed_loss = -unsmoothed[k];
       out() << "for example \"" << letter(k / kSymbols) << letter(k % kSymbols)
             << "\" never occurs\n";
     }
@@ -480,10 +485,15 @@ struct LanguageModel : nn::Module {
     register_module("blocks", blocks);
     register_module("norm", norm), register_module("readout", readout);
   }
-  // With `last_weights`, also the last block's attention per head [N, 4, 11, 11].
-  Tensor forward(const Tensor& inputs, Tensor* last_weights = nullptr) const {
-    Tensor x = token(inputs) + position(arange(inputs.size(1)).to(DType::Int64));
-    const Tensor mask = generate_square_subsequent_mask(inputs.size(1));
+  // Symbols [N, T] → each position's input vector, token plus position [N, T, 32].
+  Tensor embed(const Tensor& inputs) const {
+    return token(inputs) + position(arange(inputs.size(1)).to(DType::Int64));
+  }
+  // Input vectors [N, T, 32] → scores [N, T, 27], through the blocks, the last norm and
+  // the read-out. With `last_weights`, also the last block's attention per head
+  // [N, 4, T, T].
+  Tensor from_vectors(Tensor x, Tensor* last_weights = nullptr) const {
+    const Tensor mask = generate_square_subsequent_mask(x.size(1));
     for (std::size_t l = 0; l < blocks.size(); ++l) {
       const auto& block = blocks.at<nn::TransformerEncoderLayer>(l);
       if (last_weights && l + 1 == blocks.size()) {
@@ -495,7 +505,7 @@ struct LanguageModel : nn::Module {
     return readout(norm(x));
   }
   Tensor operator()(const Tensor& inputs, Tensor* last_weights = nullptr) const {
-    return forward(inputs, last_weights);
+    return from_vectors(embed(inputs), last_weights);
   }
 };
 
@@ -517,18 +527,18 @@ std::vector<double> model_word_losses(const LanguageModel& model,
 // %%
 // Training: ``optim::AdamW`` (chapter 6) at a peak rate of 0.003 with its default decay
 // of 0.01, batches of 32 words drawn at random from the training words, for 800 steps.
-// The rate rises linearly over the first 100 steps (a *warm-up*: Adam's running
-// averages are still unreliable then, and large early steps can throw the model
-// somewhere it struggles to leave) and then falls along a cosine to 0 (chapter 6's
-// annealing). Every 100 steps we record the mean training loss since the last record
-// and the validation loss on 500 of the validation words.
+// The rate rises linearly over the first 100 steps (chapter 6's *warm-up*, which kept
+// Adam's first steps, taken while its running averages rest on a handful of gradients,
+// from throwing the network above its starting loss) and then falls along a cosine to 0
+// (chapter 6's annealing). Every 100 steps we record the mean training loss since the
+// last record and the validation loss on 500 of the validation words.
 //
 // The model has tens of thousands of parameters (the account prints how many) and is
 // trained for each of three seeds, so the chapter takes longer than most, up to 30 s on
 // one core. Since every claim runs as its own process, the first process to train a
 // seed keeps the model beside the chapter's program (``book::train_once``, which saves
 // every bit) and the others load it; the chapter's reproducibility test, which runs the
-// chapter twice, holds the two runs' output to the same bytes.
+// chapter again after the book's run, holds the two runs' output to the same bytes.
 
 constexpr int kSteps = 800, kBatch = 32, kWarmup = 100, kEvery = 100;
 constexpr double kRate = 3e-3;
@@ -762,17 +772,10 @@ TEST_CASE(
   const Tensor early = slice(model(word.inputs), 1, 0, 5);
   const Tensor early_other = slice(model(other.inputs), 1, 0, 5);
   const int differing = differing_bits(early, early_other);
-  // The gradient of the early scores with respect to every position's input vector.
-  Tensor x =
-      (model.token(word.inputs) + model.position(arange(kPositions).to(DType::Int64)))
-          .detach()
-          .requires_grad_();
-  Tensor h = x;
-  const Tensor mask = generate_square_subsequent_mask(kPositions);
-  for (std::size_t l = 0; l < model.blocks.size(); ++l)
-    h = model.blocks.at<nn::TransformerEncoderLayer>(l)(h, mask);
-  sum(slice(model.readout(model.norm(h)), 1, 0, 5) * randn({1, 5, kSymbols}, gen))
-      .backward();
+  // The gradient of the early scores with respect to every position's input vector,
+  // through the same blocks, norm and read-out as the model's scores.
+  Tensor x = model.embed(word.inputs).detach().requires_grad_();
+  sum(slice(model.from_vectors(x), 1, 0, 5) * randn({1, 5, kSymbols}, gen)).backward();
   int nonzero = 0;
   for (std::int64_t t = 5; t < kPositions; ++t)
     for (std::int64_t i = 0; i < kWidth; ++i) nonzero += x.grad().at({0, t, i}) != 0.0;
@@ -801,28 +804,28 @@ TEST_CASE(
 // second-best score it met, from which the bound above follows.
 
 // Words continued from `prefixes` (each starting after the boundary), all at once: at
-// each step the scores at each word's last position choose its next symbol, greedily
-// when `temperature` is 0 and by sampling otherwise. `smallest_gap`, if given, gets the
-// smallest gap between the best and second-best scores of any choice.
+// each step the scores at each growing word's last position choose its next symbol,
+// greedily when `temperature` is 0 and by sampling otherwise; a word that has ended (or
+// is longer than the step) needs no scores and sits the step out. `smallest_gap`, if
+// given, gets the smallest gap between the best and second-best scores of any choice.
 std::vector<std::string> write(const LanguageModel& model,
                                std::vector<std::string> prefixes, double temperature,
                                Generator& gen, double* smallest_gap = nullptr,
                                std::int64_t top_k = 0) {
   NoGradGuard no_grad;
-  const auto n = static_cast<std::int64_t>(prefixes.size());
-  std::vector<bool> done(n, false);
+  std::vector<bool> done(prefixes.size(), false);
   for (std::int64_t length = 0; length < kPositions - 1; ++length) {
+    std::vector<std::size_t> growing;  // the words `length` symbols long, not ended
+    for (std::size_t b = 0; b < prefixes.size(); ++b)
+      if (!done[b] && static_cast<std::int64_t>(prefixes[b].size()) == length)
+        growing.push_back(b);
+    if (growing.empty()) continue;
     // Causal: the scores after `length` symbols need only the first length + 1 inputs.
-    const std::int64_t seen = length + 1;
-    std::vector<double> inputs(n * seen, 0);
-    bool any = false;
-    for (std::int64_t b = 0; b < n; ++b) {
-      any |= !done[b] && static_cast<std::int64_t>(prefixes[b].size()) == length;
-      for (std::int64_t t = 0; t < std::min<std::int64_t>(prefixes[b].size(), length);
-           ++t)
-        inputs[b * seen + t + 1] = symbol(prefixes[b][t]);
-    }
-    if (!any) continue;  // every word still growing is longer than `length`
+    const auto n = static_cast<std::int64_t>(growing.size()), seen = length + 1;
+    std::vector<double> inputs(n * seen, 0);  // the boundary, then the word so far
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t t = 0; t < length; ++t)
+        inputs[i * seen + t + 1] = symbol(prefixes[growing[i]][t]);
     Tensor scores = select(model(tensor(inputs, {n, seen}, DType::Int64)), 1,
                            length);  // [n, 27]: the next symbol after `length`
     if (top_k > 0) scores = top_k_filter(scores, top_k);  // below the k-th best: -inf
@@ -830,18 +833,17 @@ std::vector<std::string> write(const LanguageModel& model,
         temperature == 0
             ? argmax(scores, 1)
             : multinomial(softmax(scores / temperature, 1), 1, false, gen).reshape({n});
-    for (std::int64_t b = 0; b < n; ++b) {
-      if (done[b] || static_cast<std::int64_t>(prefixes[b].size()) != length) continue;
+    for (std::int64_t i = 0; i < n; ++i) {
       if (smallest_gap) {
-        std::vector<double> row = select(scores, 0, b).to_vector();
+        std::vector<double> row = select(scores, 0, i).to_vector();
         std::sort(row.rbegin(), row.rend());
         *smallest_gap = std::min(*smallest_gap, row[0] - row[1]);
       }
-      const std::int64_t next = std::llround(chosen.at({b}));
+      const std::int64_t next = std::llround(chosen.at({i}));
       if (next == 0)
-        done[b] = true;
+        done[growing[i]] = true;
       else
-        prefixes[b] += letter(next);
+        prefixes[growing[i]] += letter(next);
     }
   }
   return prefixes;
@@ -886,12 +888,12 @@ TEST_CASE(
 }
 
 // %%
-// Greedy writing is dull: from each first letter it always writes the same word, and
-// often the same few endings. At :math:`T = 1` the model writes invented words, in
-// proportions that mimic the dictionary's. How closely? One property a model of
-// spelling must get right is the length of words. The bigram model can only end a word
-// when the previous letter suggests an end, whatever has come before; the Transformer
-// sees the whole word so far and its position, so it can learn how long words are.
+// Greedy writing is dull: from each first letter it always writes the same word. At
+// :math:`T = 1` the model writes invented words, in proportions that mimic the
+// dictionary's. How closely? One property a model of spelling must get right is the
+// length of words. The bigram model can only end a word when the previous letter
+// suggests an end, whatever has come before; the Transformer sees the whole word so far
+// and its position, so it can learn how long words are.
 //
 // The test samples 2,000 words from the model at :math:`T = 1` and 2,000 from the
 // bigram, and compares each one's distribution of lengths (0 to 10 letters) with the
@@ -964,9 +966,7 @@ TEST_CASE(
     "the lengths of words the model writes at temperature 1 are closer to the "
     "dictionary's than the bigram's are, by more than both distances' allowances for "
     "noise, for three seeds") {
-  std::vector<std::string> all = words().training;
-  all.insert(all.end(), words().validation.begin(), words().validation.end());
-  const auto dictionary = length_histogram(all);
+  const auto dictionary = length_histogram(plain_words());
   const double n = 2000;
   const double t = 0.05;  // McDiarmid: P(stray > t) <= 2 exp(-2 N t²) = 9e-5
   double fewest = 1e300;  // the smallest margin beyond the allowances
@@ -1084,6 +1084,8 @@ TEST_CASE(
     "0.1, for three seeds") {
   std::vector<double> plain_x, plain_y, cold_x, cold_y, top_x, top_y;
   double fewest = INFINITY;  // the smallest fall in the distinct share
+  const std::set<std::string> unseen(words().validation.begin(),
+                                     words().validation.end());  // never trained on
   book::check_seeds(
       "dictionary share, top-3 over plain", "standard errors", book::above(4),
       {std::begin(kSeeds), std::end(kSeeds)}, [&](std::uint64_t seed) {
@@ -1096,8 +1098,6 @@ TEST_CASE(
         cold_x.push_back(distinct_share(cold));
         cold_y.push_back(dictionary_share(cold).share);
         fewest = std::min(fewest, plain_x.back() - top_x.back());
-        const std::set<std::string> unseen(words().validation.begin(),
-                                           words().validation.end());
         double new_plain = 0, new_top = 0;
         for (const auto& w : plain) new_plain += unseen.count(w);
         for (const auto& w : top) new_top += unseen.count(w);
