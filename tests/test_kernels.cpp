@@ -16,6 +16,7 @@
 #include <litgrad/kernels/attention.hpp>
 #include <litgrad/kernels/broadcast.hpp>
 #include <litgrad/kernels/lanes.hpp>
+#include <litgrad/kernels/memory.hpp>
 #include <litgrad/kernels/product.hpp>
 #include <litgrad/kernels/reduce.hpp>
 #include <litgrad/kernels/softmax.hpp>
@@ -365,5 +366,23 @@ TEST_CASE("the fast attention weights and their gradients give the plain ones' b
   }
   CHECK(causal_runs == 125);
 }
+
+// The fast room's block cache (kernels/fast/memory.cpp). Under AddressSanitizer it keeps
+// nothing, so that the sanitizer sees every block's lifetime.
+#if !defined(__SANITIZE_ADDRESS__)
+TEST_CASE("the fast room hands a freed large block to the next request of its size class, and to no other") {
+  // 100,000 and 101,000 bytes share the class of 114,688 (7 · 2^14); 120,000 is in the next.
+  auto* block = static_cast<unsigned char*>(fast::allocate(100000));
+  std::memset(block, 1, 100000);
+  fast::release(block, 100000);
+  auto* again = static_cast<unsigned char*>(fast::allocate(101000));
+  CHECK(again == block);
+  std::memset(again, 2, 101000);  // the whole request fits the class's block
+  void* next_class = fast::allocate(120000);
+  CHECK(next_class != again);
+  fast::release(next_class, 120000);
+  fast::release(again, 101000);
+}
+#endif
 
 #endif  // LITGRAD_FAST

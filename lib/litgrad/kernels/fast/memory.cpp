@@ -1,9 +1,13 @@
 // The fast room's memory: freed blocks are kept, per thread, and handed to the next request.
-//  - Blocks of 1 KiB or more are kept (up to 1 GiB in all) and handed to the next request of
-//    the same size. Attention's large score matrices would otherwise come fresh from the
-//    operating system each time, and page faults would cost as much as the arithmetic. And
-//    glibc's malloc serves such sizes from its "large bins": each request would first gather
-//    up every small chunk freed since (its malloc_consolidate).
+//  - Blocks of 1 KiB or more are kept (up to 1 GiB in all) in size classes, four to each
+//    doubling: a request is rounded up to its class's size (at most a quarter more), and any
+//    kept block of the class serves it. Attention's large score matrices would otherwise come
+//    fresh from the operating system each time, and page faults would cost as much as the
+//    arithmetic. Classes, not exact sizes, because some loops shrink a batch at every step
+//    (chapter 10 writes only the words still growing): exact sizes would never meet again,
+//    and each step's blocks would be faulted in afresh. And glibc's malloc serves such sizes
+//    from its "large bins": each request would first gather up every small chunk freed since
+//    (its malloc_consolidate).
 //  - Smaller ones are kept in classes of 64 bytes, up to 256 per class (at most 4 MiB): a small
 //    model's tensors, and the records that hold them (TensorImpl, Storage, Node), outnumber
 //    what glibc's per-thread cache keeps.
@@ -39,7 +43,7 @@ constexpr bool kRecycling = true;
 constexpr std::size_t kCacheLimit = std::size_t{1} << 30;
 
 // Freed blocks. Owned by the thread; emptied (blocks freed) when the thread ends.
-//  - Large ones (kRecycled bytes and more) by exact size.
+//  - Large ones (kRecycled bytes and more) by the size of their class (large_class).
 //  - Small ones in classes of kClass bytes (a block is allocated at its class's full size, so
 //    that any block of the class fits any request in it), at most kPerClass of each.
 constexpr std::size_t kClass = 64, kClasses = kRecycled / kClass, kPerClass = 256;
@@ -47,12 +51,13 @@ constexpr std::size_t kClass = 64, kClasses = kRecycled / kClass, kPerClass = 25
 // then go straight to free (a plain bool, which outlives every destructor).
 thread_local bool cache_gone = false;
 struct BlockCache {
-  std::multimap<std::size_t, void*> blocks;
+  std::map<std::size_t, std::vector<void*>> blocks;
   std::size_t bytes = 0;
   std::vector<void*> small[kClasses];
   ~BlockCache() {
     cache_gone = true;
-    for (auto& entry : blocks) std::free(entry.second);
+    for (auto& entry : blocks)
+      for (void* block : entry.second) std::free(block);
     for (auto& stack : small)
       for (void* block : stack) std::free(block);
   }
@@ -64,6 +69,14 @@ BlockCache& cache() {
 }
 
 std::size_t small_class(std::size_t bytes) { return bytes == 0 ? 0 : (bytes - 1) / kClass; }
+
+// The size of the class of a request of `bytes` (kRecycled or more): the smallest of 2^e,
+// 1.25·2^e, 1.5·2^e and 1.75·2^e that holds it, so at most a quarter more than asked.
+std::size_t large_class(std::size_t bytes) {
+  std::size_t quarter = kRecycled / 4;  // a quarter of the doubling that holds `bytes`
+  while (quarter * 8 < bytes) quarter *= 2;
+  return (bytes + quarter - 1) / quarter * quarter;
+}
 
 void* fresh(std::size_t bytes) {
   void* block = std::malloc(bytes == 0 ? 1 : bytes);
@@ -84,11 +97,12 @@ void* allocate(std::size_t bytes) {
     stack.pop_back();
     return block;
   }
-  const auto it = c.blocks.find(bytes);
-  if (it == c.blocks.end()) return fresh(bytes);
-  void* block = it->second;
-  c.blocks.erase(it);
-  c.bytes -= bytes;
+  const std::size_t size = large_class(bytes);
+  auto& kept = c.blocks[size];
+  if (kept.empty()) return fresh(size);
+  void* block = kept.back();
+  kept.pop_back();
+  c.bytes -= size;
   return block;
 }
 
@@ -98,9 +112,9 @@ void release(void* block, std::size_t bytes) {
   if (bytes < kRecycled) {
     auto& stack = c.small[small_class(bytes)];
     if (stack.size() < kPerClass) return stack.push_back(block);
-  } else if (c.bytes + bytes <= kCacheLimit) {
-    c.blocks.emplace(bytes, block);
-    c.bytes += bytes;
+  } else if (const std::size_t size = large_class(bytes); c.bytes + size <= kCacheLimit) {
+    c.blocks[size].push_back(block);
+    c.bytes += size;
     return;
   }
   std::free(block);
