@@ -70,10 +70,11 @@ class Report(unittest.TestCase):
 
 
 class Runner(unittest.TestCase):
-    def run_chapter(self, claims, status=0, extra=(), kept=()):
+    def run_chapter(self, claims, status=0, extra=None, kept=(), calibration=runner.REFERENCE):
         """Runs a made-up chapter program that emits ``claims``, beside files that
         book::train_once kept for it (``kept``: (key, name, seconds), the key None for the
-        program's own); (exit status, stderr)."""
+        program's own), with a made-up calibration program that prints ``calibration`` (unless
+        ``extra`` gives the runner's last arguments); (exit status, stderr)."""
         with tempfile.TemporaryDirectory() as folder:
             source = os.path.join(folder, "09_try.cpp")
             with open(source, "w", encoding="utf-8") as f:
@@ -88,6 +89,12 @@ class Runner(unittest.TestCase):
                 with open(stem + ".seconds", "w", encoding="utf-8") as f:
                     f.write(f"{seconds}\n")
                 open(stem + ".record", "w").close()
+            if extra is None:
+                calibrate = os.path.join(folder, "calibration")
+                with open(calibrate, "w", encoding="utf-8") as f:
+                    f.write(f"#!{sys.executable}\nprint(*{list(calibration)!r}, 1.0)\n")
+                os.chmod(calibrate, os.stat(calibrate).st_mode | stat.S_IEXEC)
+                extra = ["--calibration", calibrate]
             out = os.path.join(folder, "book", "09_try")
             with redirect_stderr(io.StringIO()) as errors, redirect_stdout(io.StringIO()):
                 code = runner.main([program, source, out, *extra])
@@ -109,6 +116,22 @@ class Runner(unittest.TestCase):
         self.assertEqual(self.run_chapter(held, kept=[("0123456789abcdef", "model", 60)]), (0, ""))
         self.assertEqual(self.run_chapter(held, kept=[(None, "model", 2.5)]), (0, ""))
 
+    def test_a_machine_slower_than_the_reference_gets_a_budget_larger_by_its_slowness(self):
+        held = [{"name": "one", "passed": True}, {"name": "two", "passed": True}]
+        slow = (runner.REFERENCE[0], 2 * runner.REFERENCE[1], runner.REFERENCE[2])  # slow at one size
+        self.assertEqual(self.run_chapter(held, kept=[(None, "model", 15)], calibration=slow), (0, ""))
+        code, errors = self.run_chapter(held, kept=[(None, "model", 25)], calibration=slow)
+        self.assertEqual(code, 1)
+        self.assertIn("over the chapter's budget of 10 s times 2.00", errors)
+        # a faster machine does not shrink it
+        fast = [t / 2 for t in runner.REFERENCE]
+        self.assertEqual(self.run_chapter(held, kept=[(None, "model", 9)], calibration=fast), (0, ""))
+
+    def test_slowness_is_the_largest_ratio_of_the_least_timings_and_never_below_one(self):
+        r = runner.REFERENCE
+        self.assertEqual(runner.slowness([[t / 2 for t in r]]), 1.0)
+        self.assertAlmostEqual(runner.slowness([[r[0], 3 * r[1], r[2]], [r[0], 2 * r[1], 1.5 * r[2]]]), 2.0)
+
     def test_a_claim_that_failed_or_did_not_run_stops_the_book(self):
         code, errors = self.run_chapter([{"name": "one", "passed": False}])
         self.assertEqual(code, 1)
@@ -119,6 +142,7 @@ class Runner(unittest.TestCase):
         held = [{"name": "one", "passed": True}, {"name": "two", "passed": True}]
         self.assertEqual(self.run_chapter(held, extra=["--plain"]), (0, ""))
         self.assertEqual(self.run_chapter(held, extra=["--fast"])[0], 2)
+        self.assertEqual(self.run_chapter(held, extra=[])[0], 2)  # neither the plain room nor a calibration
 
     def test_unheld_claims_reads_what_the_run_emitted(self):
         source = reader.parse(CHAPTER, "chapters/09_try.cpp")

@@ -1,6 +1,7 @@
 """The chapter runner: runs one chapter for the book and holds it to its time budget.
 
-usage: python3 -m litgrad_book.runner CHAPTER_PROGRAM CHAPTER_SOURCE OUT_DIR [--plain]
+usage: python3 -m litgrad_book.runner CHAPTER_PROGRAM CHAPTER_SOURCE OUT_DIR
+           (--calibration CALIBRATION_PROGRAM | --plain)
        (the docs target runs it so, for every chapter, with tools/ on PYTHONPATH)
 
 Runs ``CHAPTER_PROGRAM --emit OUT_DIR`` (its account, claims and figure data), passing its
@@ -14,11 +15,18 @@ another process of the same program (a claim run by CTest): the run then loads i
 Its training still counts: the processor seconds it took, which ``train_once`` wrote beside the
 program, are added to the run's (``trained_earlier_seconds`` in the record).
 
-The budget is the book's, not a benchmark: it keeps the book quick to prove, and it is far above
-what a chapter needs, so the machine's speed of the day does not decide it. It holds the fast
-kernels (lib/litgrad/kernels/room.hpp): with ``--plain`` (a build with LITGRAD_FAST=OFF, whose
-kernels are written to be read and are held to the fast ones' bits, not their speed) the time is
-recorded and shown, and not held to the budget.
+A budget is seconds of one core of the reference machine (``REFERENCE``), and machines, even one
+machine from hour to hour, differ. So the runner times a fixed piece of work,
+``CALIBRATION_PROGRAM`` (calibration.cpp: matrix products with Eigen, not litgrad), three times,
+when a chapter goes over its budget. Where the machine took longer for it than the reference
+did, by a factor (the largest of its three sizes' ratios, each size's time the least of the
+three, since the machine's noise only ever adds time), the budget grows by that factor; it
+never shrinks. The record keeps the timings and the factor.
+
+The budget keeps the book quick to prove; it is not a benchmark (tools/bench is). It holds the
+fast kernels (lib/litgrad/kernels/room.hpp): with ``--plain`` (a build with LITGRAD_FAST=OFF,
+whose kernels are written to be read and are held to the fast ones' bits, not their speed) the
+time is recorded and shown, and not held to the budget.
 """
 import json
 import os
@@ -29,6 +37,24 @@ import sys
 import time
 
 from litgrad_book import reader
+
+# The calibration's processor seconds for each of its sizes (24, 96 and 384), the least of six
+# runs on an AMD EPYC core of the machines the book's CI runs on (2026-12-02), built -O3 for
+# that core as the chapters are. A budget is seconds of such a core.
+REFERENCE = (0.069, 0.047, 0.059)
+
+
+def calibrate(program):
+    """The calibration's processor seconds per size, from one run of ``program``."""
+    out = subprocess.run([program], capture_output=True, text=True, check=True).stdout.split()
+    return [float(x) for x in out[:len(REFERENCE)]]
+
+
+def slowness(timings):
+    """How many times longer than the reference this machine took, by the size it was slowest at
+    (each size's time the least over ``timings``), and never less than 1."""
+    least = [min(t[i] for t in timings) for i in range(len(REFERENCE))]
+    return max(1.0, *(m / r for m, r in zip(least, REFERENCE)))
 
 
 def program_key(program):
@@ -68,8 +94,9 @@ def unheld_claims(source, out):
 
 
 def main(argv):
-    plain = "--plain" in argv[3:]
-    if len(argv) not in (3, 4) or (len(argv) == 4 and not plain):
+    plain = argv[3:] == ["--plain"]
+    calibration = argv[4] if len(argv) == 5 and argv[3] == "--calibration" else None
+    if not plain and not calibration:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     program, source_path, out = argv[:3]
@@ -95,16 +122,25 @@ def main(argv):
         print(f"{source_path}: exit status {status}; the book is built only from a run in which every "
               f"claim held (run {program} to see the account)", file=sys.stderr)
         return 1
+    # Over its budget: is the machine slow today, or the chapter?
+    timings = [calibrate(calibration) for _ in range(3)] if calibration and cpu > budget else []
+    factor = slowness(timings) if timings else 1.0
     with open(out + ".run.json", "w", encoding="utf-8") as f:
         json.dump({"wall_seconds": wall, "cpu_seconds": cpu, "budget_seconds": budget, "reason": reason,
-                   "trained_earlier_seconds": earlier}, f)
+                   "trained_earlier_seconds": earlier, "calibration_seconds": timings,
+                   "reference_calibration_seconds": list(REFERENCE), "machine_slowness": factor}, f)
     print(f"{name}: {wall:.2f} s wall, {cpu:.2f} s of one core"
           + (f", {earlier:.2f} s of them training models an earlier process kept" if earlier else "")
           + f" (budget {budget:g} s"
-          + (", which holds the fast kernels; these are the plain ones)" if plain else ")"))
-    if cpu > budget and not plain:
+          + (", which holds the fast kernels; these are the plain ones)" if plain else
+             f"; this machine took {factor:.2f} times the reference's time for the calibration)"
+             if timings else ")"))
+    if cpu > budget * factor and not plain:
         print(f"{source_path}: its claims took {cpu:.1f} s of one core, over the chapter's budget of "
-              f"{budget:g} s (docs/authoring.rst, 'Budgets')", file=sys.stderr)
+              f"{budget:g} s" + (f" times {factor:.2f}, the machine's slowness against the reference"
+                                 if factor > 1 else "")
+              + f" (calibration seconds per size {timings}, reference {list(REFERENCE)}; "
+              f"docs/authoring.rst, 'Budgets')", file=sys.stderr)
         return 1
     return 0
 
