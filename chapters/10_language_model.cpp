@@ -9,14 +9,14 @@
 // predict it from several before, all computed exactly from counts. Then a
 // small causal Transformer, chapter 9's blocks stacked on token and position
 // embeddings, learns from the same words, with its training loop on the page, and we
-// check what it beats and by how much (a learned model of the last three letters among
-// them), that it never peeks at later letters, and how it writes: greedily, by sampling
-// at a temperature, and with top-k.
+// check what it beats and by how much, set a learned model of the last three letters
+// beside it, check that it never peeks at later letters, and see how it writes:
+// greedily, by sampling at a temperature, and with top-k.
 
 // %% about: Character-level models of Debian's word list: the uniform, bigram and
 // n-gram baselines computed exactly; a small causal Transformer trained with AdamW and
-// a warm-up/cosine schedule, against each of them and an MLP over the last three
-// letters; causality through the whole model;
+// a warm-up/cosine schedule, against each of them; an MLP over the last three letters
+// beside them; causality through the whole model;
 // and writing words by sampling, with what temperature and top-k trade.
 // %% assumes: 5, 6, 7, 8, 9
 // %% budget: 30 s, because it trains a Transformer and an MLP on three seeds and writes
@@ -124,8 +124,10 @@ const Words& words() {
 std::int64_t symbol(char c) { return c == '.' ? 0 : c - 'a' + 1; }
 char letter(std::int64_t s) { return s == 0 ? '.' : static_cast<char>('a' + s - 1); }
 
-// Inputs [n, 11] (the boundary, then the letters, then boundaries as padding) and
-// targets [n, 11] (the letters, the boundary, then -100, which the loss ignores).
+// Inputs and targets. For the Transformer (encode), inputs [n, 11] (the boundary, then
+// the letters, then boundaries as padding) and targets [n, 11] (the letters, the
+// boundary, then -100, which the loss ignores); for section 2's MLP (contexts), each
+// prediction's context [n, 3] and symbol [n].
 struct Batch {
   Tensor inputs, targets;
 };
@@ -759,17 +761,22 @@ TEST_CASE(
 // used for words in 2003, and Karpathy's makemore for letters: a *multilayer
 // perceptron* (MLP) over the last few symbols. Each of the three symbols before a
 // prediction is looked up in a table of learned vectors of width 10 (chapter 7's
-// embedding), the three vectors are laid end to end into one of width 30, a layer of
-// 200 rectifier units (chapter 4's relu) reads it, and a linear read-out gives the 27
-// scores. Like the four-gram it sees three symbols back and no more. Unlike it, it
-// keeps no count for each of the :math:`27^3` contexts: its parameters are shared by
-// all of them, so that letters that behave alike can get vectors alike and what it
-// learns in one context can serve another.
+// embedding), giving :math:`[n, 3, 10]` for :math:`n` predictions. The three vectors of
+// a prediction are laid end to end, the first symbol's 10 numbers, then the second's,
+// then the third's: a reshape to :math:`[n, 30]`, which moves no number. A layer of 200
+// rectifier units (chapter 4's relu; Bengio's and makemore's used tanh) reads that, and
+// a linear read-out gives the 27 scores. The sizes, three symbols, width 10 and 200
+// units, are makemore's. Like the four-gram it sees three symbols back and no more.
+// Unlike it, it keeps no count for each of the :math:`27^3` contexts: all contexts
+// share its parameters (the account prints how many), so that letters that behave alike
+// can get vectors alike and what it learns in one context can serve another.
 //
-// It trains as the Transformer did: AdamW, the same batches of 32 words drawn with the
-// same seeds, the same warm-up and cosine, 800 steps. Its peak rate is 0.01 rather than
-// the Transformer's 0.003; we tried a few, and a different model need not want the same
-// rate. Its training loop, below, is the Transformer's with the other model in it.
+// It trains as the Transformer did: AdamW, the same warm-up and cosine, 800 steps, and
+// the same batches, drawn from the same generator. A batch is 32 words, and so every
+// prediction in them, where makemore's batch is 32 contexts. Its peak rate is 0.01
+// rather than the Transformer's 0.003, since a different model need not want the same
+// rate. Its training loop, below, is the Transformer's with the other model in it, and
+// without the curve.
 
 constexpr std::int64_t kContext = 3, kLetterWidth = 10, kHidden = 200;
 constexpr double kMlpRate = 0.01;
@@ -807,12 +814,14 @@ struct MLP : nn::Module {
   Tensor operator()(const Tensor& context) const {
     const Tensor laid_end_to_end =  // [n, 3, 10] → [n, 30]
         letters(context).reshape({context.size(0), kContext * kLetterWidth});
-    return readout(relu(hidden(laid_end_to_end)));
+    const Tensor units = relu(hidden(laid_end_to_end));  // [n, 200]
+    return readout(units);                                // [n, 27]
   }
 };
 
-void train(MLP& mlp, std::uint64_t seed) {
-  Generator gen(1000 + seed);  // the batches the Transformer of this seed saw
+void train_mlp(MLP& mlp, std::uint64_t seed) {
+  Generator gen(1000 + seed);  // the batches the Transformer of this seed saw: its loop
+                               // draws from this generator as this one does
   optim::AdamW adam(mlp.parameters(), {kMlpRate});
   optim::lr_scheduler::LambdaLR schedule(
       adam, optim::lr_scheduler::cosine_with_warmup(kWarmup, kSteps));
@@ -856,11 +865,11 @@ std::int64_t parameter_count(const nn::Module& m) {
 // %%
 // The test claims, for three seeds and by 4 standard errors as before, that the MLP is
 // ahead of the bigram: learned vectors of three symbols beat counts of one. And that
-// the four-gram is ahead of the MLP, although the two see the same three symbols. The
-// four-gram's counts come from every training word, while the MLP has learned from the
-// 800 batches of 32 words it drew, fewer words than the list has (the test checks that
-// too). The account also prints the Transformer's loss beside the MLP's, and the two
-// models' sizes; the test claims nothing about which of the two is ahead.
+// the four-gram is ahead of the MLP, although the two see the same three symbols. What
+// they learned from differs: the four-gram's counts come from every training word, the
+// MLP from the 800 batches of 32 words it drew, fewer words than the list has (the test
+// checks that too). The account also prints the Transformer's loss beside the MLP's,
+// and the two models' sizes; the test claims nothing about which of the two is ahead.
 
 TEST_CASE(
     "a multilayer perceptron over the last three symbols is ahead of the bigram, and "
@@ -869,12 +878,12 @@ TEST_CASE(
     "fewer words in training than the list has") {
   const auto& validation = words().validation;
   const auto bigram_losses = bigram_word_losses(validation);
-  const auto fourgram_losses = ngram_word_losses(3, validation);
+  const auto fourgram_losses = ngram_word_losses(kContext, validation);  // 3 back
   std::map<std::uint64_t, std::vector<double>> mlp_losses;
   for (const std::uint64_t seed : kSeeds) {
     Generator gen(seed);
     MLP mlp(gen);
-    train(mlp, seed);
+    train_mlp(mlp, seed);
     mlp_losses[seed] = mlp_word_losses(mlp, validation);
     out() << "seed " << seed << ": the MLP's validation loss "
           << per_prediction(mlp_losses[seed], validation) << ", the Transformer's "
