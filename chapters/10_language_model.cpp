@@ -10,17 +10,19 @@
 // small causal Transformer, chapter 9's blocks stacked on token and position
 // embeddings, learns from the same words, with its training loop on the page, and we
 // check what it beats and by how much, set a learned model of the last three letters
-// beside it, check that it never peeks at later letters, and see how it writes:
-// greedily, by sampling at a temperature, and with top-k.
+// beside it, and check that the Transformer never peeks at later letters. Trained on
+// too few words, the model of three letters shows what overfitting looks like and how
+// dropout delays it. Last, we see how the Transformer writes: greedily, by sampling at
+// a range of temperatures, and with top-k.
 
 // %% about: Character-level models of Debian's word list: the uniform, bigram and
 // n-gram baselines computed exactly; a small causal Transformer trained with AdamW and
 // a warm-up/cosine schedule, against each of them; an MLP over the last three letters
-// beside them; causality through the whole model;
-// and writing words by sampling, with what temperature and top-k trade.
+// beside them; causality through the whole model; overfitting on 50 words, and dropout
+// delaying it; and writing words by sampling, with what temperature and top-k trade.
 // %% assumes: 5, 6, 7, 8, 9
-// %% budget: 30 s, because it trains a Transformer and an MLP on three seeds and writes
-// 2,000 words at each of three settings with each
+// %% budget: 30 s, because it trains a Transformer and an MLP on three seeds, the MLP
+// twice more on 50 words, and writes 2,000 words at each of four settings with each
 
 // %% fold: includes, and the names this file uses
 #include <doctest/doctest.h>
@@ -528,6 +530,13 @@ std::vector<double> model_word_losses(const LanguageModel& model,
   return out;
 }
 
+// The number of numbers a module learns.
+std::int64_t parameter_count(const nn::Module& m) {
+  std::int64_t n = 0;
+  for (const Tensor& p : m.parameters()) n += p.numel();
+  return n;
+}
+
 // %%
 // Training: ``optim::AdamW`` (chapter 6) at a peak rate of 0.003 with its default decay
 // of 0.01, batches of 32 words drawn at random from the training words, for 800 steps.
@@ -551,6 +560,13 @@ struct Curve {
   std::vector<double> steps, training, validation;
 };
 
+// The first 500 validation words, on which training records the validation loss.
+const std::vector<std::string>& some_validation_words() {
+  static const std::vector<std::string> some(words().validation.begin(),
+                                             words().validation.begin() + 500);
+  return some;
+}
+
 // %%
 // Here is the whole of training, the loop of chapters 5 and 6 at this model's scale:
 // draw a batch of words, compute the scores and the loss, zero the gradients left by
@@ -562,8 +578,7 @@ Curve train(LanguageModel& model, std::uint64_t seed) {
   optim::AdamW adam(model.parameters(), {kRate});
   optim::lr_scheduler::LambdaLR schedule(
       adam, optim::lr_scheduler::cosine_with_warmup(kWarmup, kSteps));
-  const std::vector<std::string> some_validation(words().validation.begin(),
-                                                 words().validation.begin() + 500);
+  const auto& some_validation = some_validation_words();
   const auto& training = words().training;
   Curve curve;
   double since = 0;
@@ -670,10 +685,8 @@ TEST_CASE(
     }
     return ratio / se;
   };
-  std::int64_t parameters = 0;
-  for (const Tensor& p : trained(kSeeds[0]).model->parameters())
-    parameters += p.numel();
-  out() << "the model has " << parameters << " parameters\n";
+  out() << "the model has " << parameter_count(*trained(kSeeds[0]).model)
+        << " parameters\n";
   const Curve& c = trained(kSeeds[0]).curve;
   const double last = c.steps.back();
   const double trigram_loss =
@@ -799,23 +812,27 @@ Batch contexts(const std::vector<std::string>& list) {
           tensor(targets, {n}, DType::Int64)};
 }
 
-// Contexts [n, 3] → scores for the next symbol [n, 27].
+// Contexts [n, 3] → scores for the next symbol [n, 27]. Section 3 gives it dropout of
+// probability `drop` on its units, with masks drawn from `drops`; at 0, the default,
+// dropout is the identity and draws nothing.
 struct MLP : nn::Module {
   nn::Embedding letters;
   nn::Linear hidden, readout;
-  explicit MLP(Generator& gen)
+  nn::Dropout dropout;
+  explicit MLP(Generator& gen, double drop = 0, Generator& drops = default_generator())
       : Module("MLP"),
         letters(kSymbols, kLetterWidth, std::nullopt, gen),
         hidden(kContext * kLetterWidth, kHidden, true, gen),
-        readout(kHidden, kSymbols, true, gen) {
+        readout(kHidden, kSymbols, true, gen),
+        dropout(drop, drops) {
     register_module("letters", letters), register_module("hidden", hidden);
-    register_module("readout", readout);
+    register_module("readout", readout), register_module("dropout", dropout);
   }
   Tensor operator()(const Tensor& context) const {
     const Tensor laid_end_to_end =  // [n, 3, 10] → [n, 30]
         letters(context).reshape({context.size(0), kContext * kLetterWidth});
     const Tensor units = relu(hidden(laid_end_to_end));  // [n, 200]
-    return readout(units);                                // [n, 27]
+    return readout(dropout(units));                       // [n, 27]
   }
 };
 
@@ -840,7 +857,7 @@ void train_mlp(MLP& mlp, std::uint64_t seed) {
   }
 }
 
-// %% fold: each word's loss under the MLP, and the models' parameter counts
+// %% fold: each word's loss under the MLP
 std::vector<double> mlp_word_losses(const MLP& mlp,
                                     const std::vector<std::string>& list) {
   NoGradGuard no_grad;
@@ -854,12 +871,6 @@ std::vector<double> mlp_word_losses(const MLP& mlp,
     out.push_back(total);
   }
   return out;
-}
-
-std::int64_t parameter_count(const nn::Module& m) {
-  std::int64_t n = 0;
-  for (const Tensor& p : m.parameters()) n += p.numel();
-  return n;
 }
 
 // %%
@@ -944,7 +955,214 @@ TEST_CASE(
               "of positions 0 to 4's scores, at positions 5 to 10", book::exactly(0));
 }
 
-// %% 3 · Writing
+// %% 3 · Too little data: overfitting, and dropout
+//
+// Every model so far learned from tens of thousands of words and was judged on words it
+// never saw. A model with many more parameters than its training data has predictions
+// can do something else: learn the training words by heart. Then its loss on the words
+// it trains on keeps falling, while what it learns is less and less about spelling and
+// more and more about those particular words, and its loss on words it has never seen
+// turns up. That is chapter 5's *overfitting*, watched now as training goes on. The
+// training loss alone cannot show it; the validation loss, on words kept out of
+// training, does.
+//
+// To see it, train the MLP of section 2 on the first 50 training words only: a few
+// hundred predictions, for more than ten times as many parameters (the account prints
+// both counts, and the first test checks the ratio). Each step uses every prediction of
+// the 50 words; AdamW runs at a constant rate of 0.001 for 200 steps, with its default
+// weight decay of 0.01 (itself a mild brake on large weights, the same in every run
+// here), and every 10 steps we record the loss on the 50 words and on the 500
+// validation words of the Transformer's curve.
+//
+// *Dropout* (Srivastava and colleagues, 2014) fights overfitting with noise. While
+// training, each of the 200 units' outputs is set to 0 with probability :math:`p`, at
+// every step and for every prediction anew. Each step thus trains a different thinned
+// network, all of them sharing the same weights, and no unit can rely on particular
+// others being there, as the fragile combinations that learning 50 words by heart uses
+// do. At evaluation nothing is dropped and the whole network predicts, standing in for
+// an average over the thinned ones. For a unit's output to mean the same in both modes,
+// the kept ones are multiplied by :math:`1/(1-p)` in training, so that each unit's
+// expected output is what it was; this is *inverted* dropout, torch's form (the paper
+// scaled the weights at evaluation instead), and exercise 3 writes it.
+// :cpp:class:`litgrad::nn::Dropout`, like torch's, acts only in training mode, and a
+// module's ``eval()`` and ``train()`` switch it and every module inside; forget
+// ``eval()`` and every prediction stays noisy. Each record is taken in evaluation mode.
+//
+// .. figure:: overfitting_curves
+//
+//    The MLP trained on 50 words (first seed): the loss on those words and on 500
+//    validation words, without dropout and with dropout of half its units. Without,
+//    the validation loss turns up after its lowest record (the account prints the
+//    step) while the training loss falls on; with dropout the turn comes later and the
+//    loss at step 200 is lower.
+
+constexpr std::int64_t kFewWords = 50;
+constexpr int kFewSteps = 200, kFewEvery = 10;
+constexpr double kFewRate = 0.001, kDrop = 0.5;
+
+// The first 50 training words.
+const std::vector<std::string>& few_words() {
+  static const std::vector<std::string> few(words().training.begin(),
+                                            words().training.begin() + kFewWords);
+  return few;
+}
+
+// What training on the 50 words recorded: its curve, and each validation word's loss at
+// the lowest validation record (taken at `lowest_step`) and at the last.
+struct Overfitting {
+  Curve curve;
+  int lowest_step = 0;
+  double lowest_loss = INFINITY;
+  std::vector<double> at_lowest, at_last;
+};
+
+// The MLP of `seed`, trained on the 50 words with dropout `drop` on its units.
+Overfitting train_on_few(std::uint64_t seed, double drop) {
+  Generator gen(seed);           // the start of section 2's MLP of this seed
+  Generator drops(2000 + seed);  // the dropout masks
+  MLP mlp(gen, drop, drops);
+  const auto& few = few_words();
+  const auto& validation = some_validation_words();
+  const Batch b = contexts(few);  // every prediction of the 50 words, at every step
+  optim::AdamW adam(mlp.parameters(), {kFewRate});
+  Overfitting o;
+  for (int step = 1; step <= kFewSteps; ++step) {
+    adam.zero_grad();
+    Tensor loss = cross_entropy(mlp(b.inputs), b.targets);
+    loss.backward();
+    adam.step();
+    if (step % kFewEvery != 0) continue;
+    mlp.eval();  // no unit dropped: the whole network predicts
+    std::vector<double> now = mlp_word_losses(mlp, validation);
+    const double loss_now = per_prediction(now, validation);
+    o.curve.steps.push_back(step);
+    o.curve.training.push_back(per_prediction(mlp_word_losses(mlp, few), few));
+    o.curve.validation.push_back(loss_now);
+    if (loss_now < o.lowest_loss) {
+      o.lowest_loss = loss_now;
+      o.lowest_step = step;
+      o.at_lowest = now;
+    }
+    o.at_last = std::move(now);
+    mlp.train();  // dropout acts again
+  }
+  return o;
+}
+
+// %% fold: training on the 50 words once per process for each seed and dropout
+const Overfitting& on_few(std::uint64_t seed, double drop) {
+  static std::map<std::pair<std::uint64_t, double>, Overfitting> cache;
+  const auto key = std::make_pair(seed, drop);
+  auto found = cache.find(key);
+  if (found != cache.end()) return found->second;
+  return cache.emplace(key, train_on_few(seed, drop)).first->second;
+}
+
+// %%
+// The test claims, for three seeds, that without dropout the training loss falls from
+// each of the 20 records to the next, while the validation loss falls to its lowest
+// after the first record and then rises, by step 200, by more than 4 standard errors,
+// measured word by word as in section 1 between the losses at the lowest record and at
+// the last. The lowest of 20 records is picked on the same words it is compared on,
+// which flatters it a little; the account prints how far beyond 4 the rise is. And it
+// rises far: by step 200 the model is behind the uniform guess of section 1, by more
+// than 4 standard errors. A model that guesses wrong with confidence pays more than
+// one that admits it knows nothing: cross-entropy charges :math:`-\ln p` for the
+// symbol that came, without limit as :math:`p` goes to 0.
+//
+// Stopping at the lowest validation record and keeping the weights from there is
+// *early stopping*, the other common remedy. It uses the validation words to make a
+// choice, which is what chapter 5 said a validation set is kept for.
+
+TEST_CASE(
+    "trained on 50 words, the MLP's training loss falls at every record, while its "
+    "validation loss passes its lowest and rises by step 200 by more than 4 standard "
+    "errors, to behind the uniform guess by more than 4, for three seeds") {
+  Generator gen(kSeeds[0]);
+  const double predicted = predictions(few_words());
+  const auto parameters = static_cast<double>(parameter_count(MLP(gen)));
+  out() << "the 50 words hold " << predicted << " predictions; the MLP has "
+        << parameters << " parameters\n";
+  book::check("parameters per prediction", parameters / predicted,
+              "of the MLP, on the 50 words", book::above(10));
+  const auto& validation = some_validation_words();
+  std::vector<double> uniform;  // ln 27 for every prediction of each word
+  for (const auto& w : validation) uniform.push_back((w.size() + 1) * std::log(27.0));
+  int not_falling = 0;  // records from which the training loss did not fall
+  int lowest_first = 0;  // seeds whose lowest validation record is the first
+  const std::vector<std::uint64_t> seeds(std::begin(kSeeds), std::end(kSeeds));
+  book::check_seeds(
+      "the validation loss's rise from its lowest", "standard errors", book::above(4),
+      seeds, [&](std::uint64_t seed) {
+        const Overfitting& o = on_few(seed, 0);
+        for (std::size_t i = 1; i < o.curve.training.size(); ++i)
+          not_falling += !(o.curve.training[i] < o.curve.training[i - 1]);
+        lowest_first += o.lowest_step == kFewEvery;
+        out() << "seed " << seed << ": training loss " << o.curve.training.front()
+              << " at step " << kFewEvery << ", " << o.curve.training.back()
+              << " at step " << kFewSteps << "; validation loss lowest "
+              << o.lowest_loss << " at step " << o.lowest_step << ", "
+              << o.curve.validation.back() << " at step " << kFewSteps
+              << " (uniform guess " << std::log(27.0) << ")\n";
+        const Lead rise = lead(o.at_last, o.at_lowest, validation);
+        return rise.per_prediction / rise.standard_error;
+      });
+  book::check_seeds("the uniform guess's lead at step 200", "standard errors",
+                    book::above(4), seeds, [&](std::uint64_t seed) {
+                      const Lead l = lead(on_few(seed, 0).at_last, uniform, validation);
+                      return l.per_prediction / l.standard_error;
+                    });
+  book::check("records without a fall", not_falling,
+              "of the training loss, over three seeds", book::exactly(0));
+  book::check("seeds lowest at the first record", lowest_first, "of three",
+              book::exactly(0));
+}
+
+// %%
+// The second test trains the same MLP from the same start on the same 50 words with
+// dropout of :math:`p = 0.5`, and claims, for three seeds, that its validation loss at
+// step 200 is below the loss without dropout by more than 4 standard errors, word by
+// word, and that its lowest record comes later: dropout delays overfitting, and it ends
+// lower. The account prints each run's lowest loss beside the step. The figure also
+// shows dropout's training loss.
+
+TEST_CASE(
+    "with dropout of half its units, the MLP trained on 50 words ends with a "
+    "validation loss below the one without dropout by more than 4 standard errors, "
+    "and reaches its lowest later, for three seeds") {
+  int not_later = 0;  // seeds whose lowest record with dropout is not later
+  book::check_seeds(
+      "the lead at step 200 with dropout", "standard errors", book::above(4),
+      {std::begin(kSeeds), std::end(kSeeds)}, [&](std::uint64_t seed) {
+        const Overfitting &plain = on_few(seed, 0), &dropped = on_few(seed, kDrop);
+        not_later += !(dropped.lowest_step > plain.lowest_step);
+        out() << "seed " << seed << ": lowest validation record " << plain.lowest_loss
+              << " at step " << plain.lowest_step << " without dropout, "
+              << dropped.lowest_loss << " at step " << dropped.lowest_step
+              << " with; at step " << kFewSteps << ", " << plain.curve.validation.back()
+              << " without and " << dropped.curve.validation.back() << " with\n";
+        const Lead l = lead(plain.at_last, dropped.at_last, some_validation_words());
+        return l.per_prediction / l.standard_error;
+      });
+  book::check("seeds whose lowest comes no later with dropout", not_later, "of three",
+              book::exactly(0));
+  const Overfitting &plain = on_few(kSeeds[0], 0), &dropped = on_few(kSeeds[0], kDrop);
+  const auto line = [](const std::string& label, const Curve& c,
+                       const std::vector<double>& y, const std::string& style) {
+    return book::series(label, c.steps, y).set("style", style);
+  };
+  book::figure(
+      "overfitting_curves",
+      book::line_plot(
+          "step", "nats per prediction",
+          {line("training, no dropout", plain.curve, plain.curve.training, "C0--"),
+           line("validation, no dropout", plain.curve, plain.curve.validation, "C0-"),
+           line("training, dropout 0.5", dropped.curve, dropped.curve.training, "C1--"),
+           line("validation, dropout 0.5", dropped.curve, dropped.curve.validation,
+                "C1-")}));
+}
+
+// %% 4 · Writing
 //
 // To write, start from the boundary symbol, ask the model for its scores for the next
 // symbol, choose one, append it, and repeat until the model chooses the boundary (or
@@ -1165,14 +1383,33 @@ TEST_CASE(
 // %%
 // The temperature trades being right against being varied. Dividing the scores by
 // :math:`T < 1` sharpens the distribution toward the symbols the model trusts most, so
-// more of what it writes should be real words. The test writes 2,000 words from each
-// seed's model at :math:`T = 0.5` and at :math:`T = 1` and counts the share
-// :math:`\hat p` found in the dictionary (any of the plain words, training or
-// validation). Each word is an independent draw, so a share is off by a standard error
-// of :math:`\sqrt{p(1-p)/N}`, and the difference of two shares by
-// :math:`\sqrt{p_1(1-p_1)/N + p_2(1-p_2)/N}`. We claim the share at :math:`T = 0.5`
-// above the share at :math:`T = 1` by more than 4 such standard errors, for three
-// seeds.
+// more of what it writes should be real words, and more of it the same words. Since
+// :math:`\operatorname{softmax}(z/T)_i` is proportional to :math:`e^{z_i/T} =
+// (e^{z_i})^{1/T}`, it is the model's own distribution raised to the power
+// :math:`1/T` and scaled to sum to 1: :math:`T = 0.5` squares each probability,
+// :math:`T = 0.25` raises it to the fourth, and the likely symbols gain on the rest.
+// (Above :math:`T = 1` it goes the other way: as :math:`T` grows every :math:`z/T`
+// goes to 0, and equal scores are section 1's uniform guess.) The test
+// sweeps the temperature, writing 2,000 words from each seed's model at :math:`T` =
+// 0.25, 0.5 and 1, and counts the share :math:`\hat p` found in the dictionary (any of
+// the plain words, training or validation). Each word is an independent draw, so a
+// share is off by a standard error of :math:`\sqrt{p(1-p)/N}`, and the difference of
+// two shares by :math:`\sqrt{p_1(1-p_1)/N + p_2(1-p_2)/N}`. We claim the share higher
+// at each halving of the temperature, from 1 to 0.5 and from 0.5 to 0.25, by more than
+// 4 such standard errors, for three seeds.
+//
+// The price is variety: the test also counts the share of the 2,000 words that are
+// distinct, and claims it lower at :math:`T = 0.25` than at :math:`T = 1` by more than
+// 0.1. A distinct share is not a count of independent draws, but one word changes it
+// by at most :math:`1/N`, so, by McDiarmid's inequality as for the lengths, each strays
+// more than 0.05 from its expectation with probability at most :math:`9 \cdot 10^{-5}`:
+// a measured fall of more than 0.1 is a fall of the expected shares.
+//
+// .. figure:: temperature_sweep
+//
+//    The share of distinct words against the share of dictionary words among 2,000
+//    written at each temperature, one line for each seed, running from T = 0.25 (the
+//    highest share in the dictionary) through 0.5 to T = 1.
 
 // The share of `list` in the dictionary, and its standard error.
 struct Share {
@@ -1198,23 +1435,44 @@ double standard_errors_apart(const Share& a, const Share& b) {
 }
 
 TEST_CASE(
-    "more of the words the model writes at temperature 0.5 are in the dictionary than "
-    "at temperature 1, by more than 4 standard errors, for three seeds") {
+    "more of the words the model writes are in the dictionary at each halving of the "
+    "temperature from 1 to 0.25, by more than 4 standard errors at each, and fewer of "
+    "them are distinct at 0.25 than at 1, by more than 0.1, for three seeds") {
+  const double temperatures[] = {0.25, 0.5, 1};
+  // Each writing's generator, plus the seed: 100 and 200 are those of the lengths test
+  // and the top-k figure, so that one process writes those words once.
+  const std::uint64_t draws[] = {400, 200, 100};
+  double fewest = INFINITY;  // the smallest fall in the distinct share, 1 to 0.25
+  std::vector<book::Json> lines;
   book::check_seeds(
-      "dictionary share, T = 0.5 over T = 1", "standard errors", book::above(4),
-      {std::begin(kSeeds), std::end(kSeeds)}, [](std::uint64_t seed) {
-        const auto& cold = written(seed, 0.5, 0, 200 + seed);
-        const Share at_half = dictionary_share(cold),
-                    at_one = dictionary_share(written(seed, 1.0, 0, 100 + seed));
-        out() << "seed " << seed << ": in the dictionary " << at_half.share
-              << " at T = 0.5, " << at_one.share << " at T = 1\n";
-        if (seed == kSeeds[0]) {
-          out() << "twenty words written at T = 0.5:";
-          for (int i = 0; i < 20; ++i) out() << " " << cold[i];
-          out() << "\n";
+      "dictionary share at each halving", "standard errors, the lesser of two halvings",
+      book::above(4), {std::begin(kSeeds), std::end(kSeeds)}, [&](std::uint64_t seed) {
+        std::vector<Share> shares;
+        std::vector<double> distinct, in_dictionary;
+        for (int i = 0; i < 3; ++i) {
+          const auto& list = written(seed, temperatures[i], 0, draws[i] + seed);
+          shares.push_back(dictionary_share(list));
+          distinct.push_back(distinct_share(list));
+          in_dictionary.push_back(shares.back().share);
+          out() << "seed " << seed << ", T = " << temperatures[i]
+                << ": in the dictionary " << shares.back().share << ", distinct "
+                << distinct.back() << "\n";
+          if (seed == kSeeds[0] && temperatures[i] != 1) {
+            out() << "twenty words written at T = " << temperatures[i] << ":";
+            for (int w = 0; w < 20; ++w) out() << " " << list[w];
+            out() << "\n";
+          }
         }
-        return standard_errors_apart(at_half, at_one);
+        fewest = std::min(fewest, distinct[2] - distinct[0]);
+        lines.push_back(book::series("seed " + std::to_string(seed), distinct,
+                                     in_dictionary).set("style", "o-"));
+        return std::min(standard_errors_apart(shares[0], shares[1]),   // 0.5 to 0.25
+                        standard_errors_apart(shares[1], shares[2]));  // 1 to 0.5
       });
+  book::figure("temperature_sweep", book::line_plot("share of distinct words",
+                                                    "share in the dictionary", lines));
+  book::check("smallest fall in the distinct share", fewest, "T = 0.25 against T = 1",
+              book::above(0.1));
 }
 
 // %%
@@ -1225,10 +1483,7 @@ TEST_CASE(
 // tie), so more of its words should be real and fewer different. The test claims both,
 // for three seeds: the dictionary share above plain sampling's by more than 4 standard
 // errors, and the measured share of distinct words below plain sampling's by more than
-// 0.1. A distinct share is not a count of independent draws, but one word changes it by
-// at most :math:`1/N`, so, by McDiarmid's inequality as for the lengths, each strays
-// more than 0.05 from its expectation with probability at most :math:`9 \cdot 10^{-5}`:
-// a measured fall of more than 0.1 is a fall of the expected shares. The account also
+// 0.1, which, as in the sweep, is a fall of the expected shares. The account also
 // prints how many of the dictionary words written are validation words, real words the
 // model never trained on, and how many are training words it may have learned by heart.
 //
@@ -1343,7 +1598,7 @@ TEST_CASE(
               book::at_most(22 * kU));
 }
 
-// %% 4 · Where next
+// %% 5 · Where next
 //
 // This model reads one word at a time, a letter at a time, from an alphabet of 27
 // symbols. Running text is more than that: capitals, digits, punctuation, spaces
