@@ -991,10 +991,10 @@ TEST_CASE(
 // .. figure:: overfitting_curves
 //
 //    The MLP trained on 50 words (first seed): the loss on those words and on 500
-//    validation words, without dropout and with dropout of half its units. Without,
-//    the validation loss turns up after its lowest record (the account prints the
-//    step) while the training loss falls on; with dropout the turn comes later and the
-//    loss at step 200 is lower.
+//    validation words, without dropout and with dropout of half its units, and the
+//    uniform guess's loss as a dotted line. Without dropout, the validation loss turns
+//    up after its lowest record (the account prints the step) while the training loss
+//    falls on; with dropout the turn comes later and the loss at step 200 is lower.
 
 constexpr std::int64_t kFewWords = 50;
 constexpr int kFewSteps = 200, kFewEvery = 10;
@@ -1151,11 +1151,15 @@ TEST_CASE(
                        const std::vector<double>& y, const std::string& style) {
     return book::series(label, c.steps, y).set("style", style);
   };
+  const std::vector<double> ends = {plain.curve.steps.front(),
+                                    plain.curve.steps.back()};
   book::figure(
       "overfitting_curves",
       book::line_plot(
           "step", "nats per prediction",
-          {line("training, no dropout", plain.curve, plain.curve.training, "C0--"),
+          {book::series("uniform, ln 27", ends, {std::log(27.0), std::log(27.0)})
+               .set("style", "k:"),
+           line("training, no dropout", plain.curve, plain.curve.training, "C0--"),
            line("validation, no dropout", plain.curve, plain.curve.validation, "C0-"),
            line("training, dropout 0.5", dropped.curve, dropped.curve.training, "C1--"),
            line("validation, dropout 0.5", dropped.curve, dropped.curve.validation,
