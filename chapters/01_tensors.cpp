@@ -525,14 +525,14 @@ TEST_CASE(
 // respect the grouping of a sum: :math:`(a + b) + c` and :math:`a + (b + c)` are two
 // different roundings. The smallest example most people meet: :math:`0.1 + 0.2` is not
 // :math:`0.3`, and adding :math:`0.1`, :math:`0.2` and :math:`0.3` in the two groupings
-// gives two different doubles (the test prints both). So the order of a sum matters:
-// add 100,000 random numbers first to last and last to first, and the two totals
-// differ. They cannot differ by much: each of the :math:`n - 1` additions is off by at
-// most :math:`u` times the partial sum, so each total is within
-// :math:`(n - 1)\,u \sum |x_i|` of the exact sum (to first order), and the two within
-// twice that. That bound is for the worst case, where every rounding goes the same way;
-// random roundings partly cancel, and the figure shows the gap growing more slowly than
-// the bound.
+// gives two different doubles (the test prints both, and checks both differences). So
+// the order of a sum matters: add 100,000 random numbers first to last and last to
+// first, and the two totals differ. They cannot differ by much: each of the
+// :math:`n - 1` additions is off by at most :math:`u` times the partial sum, so each
+// total is within :math:`(n - 1)\,u \sum |x_i|` of the exact sum (to first order), and
+// the two within twice that. That bound is for the worst case, where every rounding
+// goes the same way; random roundings partly cancel, and the figure shows the gap
+// growing more slowly than the bound.
 //
 // .. figure:: sum_order
 //
@@ -569,6 +569,10 @@ TEST_CASE(
   std::snprintf(text, sizeof text,
                 "(0.1 + 0.2) + 0.3 = %.17g\n0.1 + (0.2 + 0.3) = %.17g\n", left, right);
   out() << text;
+  book::check("0.1 + 0.2 minus 0.3", (0.1 + 0.2) - 0.3, "in doubles, not 0",
+              book::above(0));
+  book::check("(0.1 + 0.2) + 0.3 minus 0.1 + (0.2 + 0.3)", left - right,
+              "the two groupings' doubles, not 0", book::above(0));
   Generator gen(5);
   const std::vector<double> x = randn({100000}, gen).to_vector();
   std::vector<double> ns, gaps, bounds;

@@ -112,8 +112,7 @@ TEST_CASE(
 // Subtracting first turns :math:`(1000, 999, 998)` into exactly :math:`(0, -1, -2)`,
 // the same numbers :math:`(2, 1, 0)` turns into: these subtractions of nearby integers
 // are exact. So litgrad's softmax of scores near 1000, or near -1000, is not just
-// finite but equal *bit for bit* to the softmax of the same differences near 0. (For a
-// shift that is not exact, the two agree to the rounding of the shift.)
+// finite but equal *bit for bit* to the softmax of the same differences near 0.
 
 // Softmax as the formula is written, without subtracting the largest score.
 std::vector<double> written_softmax(const std::vector<double>& z) {
