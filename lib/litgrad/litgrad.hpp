@@ -37,3 +37,4 @@
 #include "litgrad/softmax.hpp"      // softmax, log_softmax, logsumexp
 #include "litgrad/state_dict.hpp"   // StateDict, save, load
 #include "litgrad/tensor.hpp"       // Tensor, tensor, zeros, ones, linspace, ...
+#include "litgrad/threads.hpp"      // set_num_threads, get_num_threads

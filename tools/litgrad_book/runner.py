@@ -6,7 +6,8 @@ usage: python3 -m litgrad_book.runner CHAPTER_PROGRAM CHAPTER_SOURCE OUT_DIR
 
 Runs ``CHAPTER_PROGRAM --emit OUT_DIR`` (its account, claims and figure data), passing its
 output through, and writes ``OUT_DIR.run.json``: the run's wall time and the processor time it
-used (the chapter starts no threads, so both are one core's), and the chapter's budget. Fails
+used (on one thread, as tools/test runs it with LITGRAD_THREADS=1, both are one core's; on
+more, the processor time is every thread's), and the chapter's budget. Fails
 when a claim failed (the program's own exit status), or when the processor time exceeds the
 budget that ``CHAPTER_SOURCE`` declares (10 s unless ``// %% budget:`` says more, with why).
 

@@ -3,35 +3,48 @@
 // and a choice between two by a condition (select), with the loops their gradients need.
 // The formula of each operation is the caller's (a function of the elements); the loops are
 // here, on the room's for_each_broadcast (kernels/broadcast.hpp), which both rooms walk in the
-// same order. Only the library's own .cpp files include this.
+// same order. Loops whose elements are each computed on their own (no broadcast, no sum into
+// one element) are cut into ranges for threads (kernels/parallel.hpp), which changes no bit.
+// Only the library's own .cpp files include this.
 
 #include <cstdint>
 
 #include "litgrad/kernels/broadcast.hpp"
+#include "litgrad/kernels/parallel.hpp"
 
 namespace litgrad::kernels {
 
 /// y[i] = f(x[i]) for i < n.
 template <class F>
 void map(std::int64_t n, const double* x, double* y, F f) {
-  for (std::int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+  in_ranges(n, kElementWork, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) y[i] = f(x[i]);
+  });
 }
 
 /// dx[i] = df(x[i], y[i], g[i]) for i < n: a unary operation's backward, from its input x, its
 /// output y and the gradient g of its output.
 template <class DF>
 void map_backward(std::int64_t n, const double* x, const double* y, const double* g, double* dx, DF df) {
-  for (std::int64_t i = 0; i < n; ++i) dx[i] = df(x[i], y[i], g[i]);
+  in_ranges(n, kElementWork, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) dx[i] = df(x[i], y[i], g[i]);
+  });
 }
 
 /// sum[i] += x[i] for i < n: where gradients from several uses of a tensor add up.
 inline void add_into(std::int64_t n, const double* x, double* sum) {
-  for (std::int64_t i = 0; i < n; ++i) sum[i] += x[i];
+  in_ranges(n, kElementWork, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) sum[i] += x[i];
+  });
 }
 
 /// y = f(a, b) elementwise over `out`, the shapes of a (as) and b (bs) broadcast to it.
 template <class F>
 void zip(const Shape& out, const double* a, const Shape& as, const double* b, const Shape& bs, double* y, F f) {
+  if (as == out && bs == out)  // nothing broadcast: element i of each
+    return in_ranges(numel(out), kElementWork, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) y[i] = f(a[i], b[i]);
+    });
   for_each_broadcast<2>(out, {&as, &bs}, [&](std::int64_t i, const auto& o) { y[i] = f(a[o[0]], b[o[1]]); });
 }
 
@@ -42,6 +55,10 @@ void zip(const Shape& out, const double* a, const Shape& as, const double* b, co
 template <int Which, class DF>
 void zip_backward(const Shape& out, const double* a, const Shape& as, const double* b, const Shape& bs,
                   const double* g, double* grad, DF df) {
+  if (as == out && bs == out)  // nothing broadcast: each element of grad gets one term
+    return in_ranges(numel(out), kElementWork, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) grad[i] += df(a[i], b[i], g[i]);
+    });
   for_each_broadcast<2>(out, {&as, &bs},
                         [&](std::int64_t i, const auto& o) { grad[o[Which]] += df(a[o[0]], b[o[1]], g[i]); });
 }

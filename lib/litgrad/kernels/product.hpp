@@ -16,11 +16,14 @@
 // the whole sequence (the KV cache's promise), and the book's exact claims rest on the same.
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "litgrad/flop_counter.hpp"
 #include "litgrad/kernels/broadcast.hpp"
+#include "litgrad/kernels/parallel.hpp"
 #include "litgrad/kernels/room.hpp"
 #include "litgrad/shape.hpp"
 
@@ -139,9 +142,24 @@ inline void batched_product(const Shape& batch, double* c, const Shape& cb, std:
     return;
   }
   const bool once = cb == batch;  // each of C's matrices gets exactly one product
+  const std::int64_t cs = n * m, as = ar * ac, bs = br * bc;
+  // Products into different matrices of C share no sum, so they may go to different threads
+  // (kernels/parallel.hpp), each part a run of the batch with its own buffers.
+  const std::int64_t parts = once ? parts_for(count * n * k * m, count) : 1;
+  if (parts > 1) {
+    std::vector<std::array<std::int64_t, 3>> at;  // each product's matrices of C, A and B
+    at.reserve(static_cast<std::size_t>(count));
+    for_each_broadcast<3>(batch, {&cb, &ab, &bb}, [&](std::int64_t, const auto& o) { at.push_back({o[0], o[1], o[2]}); });
+    detail::count_multiply_adds(count * n * k * m);  // on this thread, which FlopCounter watches
+    parallel_for(parts, [&](std::int64_t part) {
+      room::Product multiply(n, k, m, /*overwrite=*/!accumulate);
+      for (std::int64_t i = count * part / parts; i < count * (part + 1) / parts; ++i)
+        multiply.add(c + at[i][0] * cs, a + at[i][1] * as, ar, ac, ta, b + at[i][2] * bs, br, bc, tb);
+    });
+    return;
+  }
   if (!once && !accumulate) std::fill(c, c + c_size, 0.0);
   Product multiply(n, k, m, /*overwrite=*/once && !accumulate);
-  const std::int64_t cs = n * m, as = ar * ac, bs = br * bc;
   for_each_broadcast<3>(batch, {&cb, &ab, &bb}, [&](std::int64_t, const auto& o) {
     multiply.add(c + o[0] * cs, a + o[1] * as, ar, ac, ta, b + o[2] * bs, br, bc, tb);
   });

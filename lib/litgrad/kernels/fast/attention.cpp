@@ -16,6 +16,7 @@
 #include "litgrad/kernels/fast/broadcast.hpp"
 #include "litgrad/kernels/fast/softmax.hpp"
 #include "litgrad/kernels/memory.hpp"
+#include "litgrad/kernels/parallel.hpp"
 #include "litgrad/kernels/product.hpp"
 
 namespace litgrad::kernels::fast {
@@ -58,54 +59,65 @@ bool scores_finite(const double* scaled, std::int64_t n, const double* key, std:
 // Under a causal structure the score of a key after the query is -inf whatever the product,
 // provided the product is finite (scores_finite): those products are left out (Product's
 // `columns`), and softmax_slice is told where the -inf begin instead of reading them.
+// The matrices share nothing, so runs of them go to different threads (kernels/parallel.hpp).
 void attention_weights(const double* q, const double* k, const AttentionMask& mask, bool causal,
                        const AttentionShape& shape, double* scaled, double* w) {
   const std::int64_t L = shape.L, E = shape.E, S = shape.S, count = numel(shape.batch);
   const double root = std::sqrt(static_cast<double>(E));
   for (std::int64_t i = 0, n = count * L * E; i < n; ++i) scaled[i] = q[i] / root;
   if (count == 0) return;
-  Product scores(L, E, S, /*overwrite=*/true);
   const bool skip = causal && scores_finite(scaled, count * L, k, count * S, E);
-  std::vector<std::int64_t> columns(static_cast<std::size_t>(L), S);
-  for_each_broadcast<1>(shape.batch, {&mask.batch}, [&](std::int64_t b, const auto& o) {
-    double* wb = w + b * L * S;
-    if (skip)  // row i needs keys 0..i
-      for (std::int64_t i = 0; i < L; ++i) columns[static_cast<std::size_t>(i)] = std::min(S, i + 1);
-    scores.add(wb, scaled + b * L * E, L, E, false, k + b * S * E, S, E, true, skip ? columns.data() : nullptr);
-    const double* mb = mask.data ? mask.data + o[0] * mask.matrix_size : nullptr;
-    for (std::int64_t i = 0; i < L; ++i) {
-      double* row = wb + i * S;
-      const std::int64_t computed = columns[static_cast<std::size_t>(i)];  // the rest: -inf, unwritten
-      if (mb) {
-        const double* mrow = mb + i * mask.row_stride;
-        if (mask.col_stride == 1)  // (a loop of its own, which the compiler vectorises)
-          for (std::int64_t j = 0; j < computed; ++j) row[j] = row[j] + mrow[j];
-        else
-          for (std::int64_t j = 0; j < computed; ++j) row[j] = row[j] + mrow[j * mask.col_stride];
+  std::vector<std::int64_t> mask_at;  // each matrix's mask, as an offset in mask.data
+  mask_at.reserve(static_cast<std::size_t>(count));
+  for_each_broadcast<1>(shape.batch, {&mask.batch}, [&](std::int64_t, const auto& o) { mask_at.push_back(o[0]); });
+  const std::int64_t parts = parts_for(count * L * S * E, count);
+  parallel_for(parts, [&](std::int64_t part) {
+    Product scores(L, E, S, /*overwrite=*/true);
+    std::vector<std::int64_t> columns(static_cast<std::size_t>(L), S);
+    for (std::int64_t b = count * part / parts; b < count * (part + 1) / parts; ++b) {
+      double* wb = w + b * L * S;
+      if (skip)  // row i needs keys 0..i
+        for (std::int64_t i = 0; i < L; ++i) columns[static_cast<std::size_t>(i)] = std::min(S, i + 1);
+      scores.add(wb, scaled + b * L * E, L, E, false, k + b * S * E, S, E, true, skip ? columns.data() : nullptr);
+      const double* mb = mask.data ? mask.data + mask_at[static_cast<std::size_t>(b)] * mask.matrix_size : nullptr;
+      for (std::int64_t i = 0; i < L; ++i) {
+        double* row = wb + i * S;
+        const std::int64_t computed = columns[static_cast<std::size_t>(i)];  // the rest: -inf, unwritten
+        if (mb) {
+          const double* mrow = mb + i * mask.row_stride;
+          if (mask.col_stride == 1)  // (a loop of its own, which the compiler vectorises)
+            for (std::int64_t j = 0; j < computed; ++j) row[j] = row[j] + mrow[j];
+          else
+            for (std::int64_t j = 0; j < computed; ++j) row[j] = row[j] + mrow[j * mask.col_stride];
+        }
+        if (causal)
+          for (std::int64_t j = i + 1; j < computed; ++j) row[j] = row[j] + -INFINITY;
+        softmax_slice(row, row, 1, S, computed);
       }
-      if (causal)
-        for (std::int64_t j = i + 1; j < computed; ++j) row[j] = row[j] + -INFINITY;
-      softmax_slice(row, row, 1, S, computed);
     }
   });
 }
 
-// One [L, S] buffer for ds serves every matrix: ds = softmax's backward (from w and g, a row at
-// a time); dq = (ds key) / sqrt(E); dk = dsᵀ scaled. The products leave out ds's zero terms
-// (the keys a causal query does not see) where that changes no bit (kernels/fast/product.cpp).
+// For each matrix, one [L, S] buffer for ds: ds = softmax's backward (from w and g, a row at a
+// time); dq = (ds key) / sqrt(E); dk = dsᵀ scaled. The products leave out ds's zero terms (the
+// keys a causal query does not see) where that changes no bit (kernels/fast/product.cpp).
+// Runs of matrices go to different threads, each with its own buffer, as in the forward.
 void attention_weights_backward(const double* g, const double* w, const double* scaled, const double* k,
                                 const AttentionShape& shape, double* dq, double* dk) {
   const std::int64_t L = shape.L, E = shape.E, S = shape.S, count = numel(shape.batch);
-  std::vector<double, Allocator<double>> ds(static_cast<std::size_t>(L * S));
-  Product to_query(L, S, E, /*overwrite=*/true), to_key(S, L, E, /*overwrite=*/true);
-  for (std::int64_t b = 0; b < count; ++b) {
-    for (std::int64_t i = 0; i < L; ++i) {
-      const std::int64_t row = b * L * S + i * S;
-      softmax_backward_slice(w + row, g + row, ds.data() + i * S, 1, S);
+  const std::int64_t parts = parts_for(count * L * S * E * ((dq != nullptr) + (dk != nullptr)), count);
+  parallel_for(parts, [&](std::int64_t part) {
+    std::vector<double, Allocator<double>> ds(static_cast<std::size_t>(L * S));
+    Product to_query(L, S, E, /*overwrite=*/true), to_key(S, L, E, /*overwrite=*/true);
+    for (std::int64_t b = count * part / parts; b < count * (part + 1) / parts; ++b) {
+      for (std::int64_t i = 0; i < L; ++i) {
+        const std::int64_t row = b * L * S + i * S;
+        softmax_backward_slice(w + row, g + row, ds.data() + i * S, 1, S);
+      }
+      if (dq) to_query.add(dq + b * L * E, ds.data(), L, S, false, k + b * S * E, S, E, false);
+      if (dk) to_key.add(dk + b * S * E, ds.data(), L, S, true, scaled + b * L * E, L, E, false);
     }
-    if (dq) to_query.add(dq + b * L * E, ds.data(), L, S, false, k + b * S * E, S, E, false);
-    if (dk) to_key.add(dk + b * S * E, ds.data(), L, S, true, scaled + b * L * E, L, E, false);
-  }
+  });
   if (dq) {
     const double root = std::sqrt(static_cast<double>(E));
     for (std::int64_t i = 0, n = count * L * E; i < n; ++i) dq[i] /= root;

@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "litgrad/kernels/fast/small_product.hpp"
-#include "litgrad/kernels/memory.hpp"
+#include "litgrad/kernels/parallel.hpp"
 #include "litgrad/kernels/product.hpp"
 
 // Eigen's GEMM for every product we hand it, never its coefficient-based product (see Impl).
 #define EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 0
-// litgrad starts no threads, so no result depends on a thread count.
+// Eigen starts no threads of its own: litgrad shares the work out itself, across outputs only
+// (kernels/parallel.hpp), so that no result depends on the thread count.
 #define EIGEN_DONT_PARALLELIZE
 #include <Eigen/Core>
 
@@ -220,39 +221,43 @@ class Product::Impl {
     if (direct > first) gemm<AOrder, BOrder>(c + first, ldc, a, lda, column(first), ldb, n, k, direct - first, overwrite_);
     const std::int64_t tail = m - direct;
     if (tail == 0) return;
-    tail_b_.resize(static_cast<std::size_t>(k_ * kTailWidth));
-    tail_.resize(static_cast<std::size_t>(n_ * kTailWidth));
-    for (std::int64_t p = 0; p < k; ++p)  // op(B)'s last columns, then zeros, into tail_b_
+    // op(B)'s last columns padded to kTailWidth, and their product: each thread's own, kept.
+    thread_local std::vector<double> tail_b, tail_c;
+    tail_b.resize(static_cast<std::size_t>(k * kTailWidth));
+    tail_c.resize(static_cast<std::size_t>(n * kTailWidth));
+    for (std::int64_t p = 0; p < k; ++p)  // op(B)'s last columns, then zeros, into tail_b
       for (std::int64_t j = 0; j < kTailWidth; ++j)
-        tail_b_[p * kTailWidth + j] =
+        tail_b[p * kTailWidth + j] =
             j >= tail ? 0.0 : BOrder == Eigen::RowMajor ? b[p * ldb + direct + j] : b[(direct + j) * ldb + p];
-    gemm<AOrder, Eigen::RowMajor>(tail_.data(), kTailWidth, a, lda, tail_b_.data(), kTailWidth, n, k, kTailWidth);
+    gemm<AOrder, Eigen::RowMajor>(tail_c.data(), kTailWidth, a, lda, tail_b.data(), kTailWidth, n, k, kTailWidth);
     for (std::int64_t i = 0; i < n; ++i)
       for (std::int64_t j = 0; j < tail; ++j)
-        c[i * ldc + direct + j] = overwrite_ ? tail_[i * kTailWidth + j] : c[i * ldc + direct + j] + tail_[i * kTailWidth + j];
+        c[i * ldc + direct + j] = overwrite_ ? tail_c[i * kTailWidth + j] : c[i * ldc + direct + j] + tail_c[i * kTailWidth + j];
   }
 
   // The direct product in blocks of kBlockRows rows of C, each block leaving out work that
-  // cannot change a bit of what it keeps. Attention's weights under a causal mask are zero past
-  // the diagonal, so about half of the terms of weights @ V, and of the products in its
-  // gradient, are zero; this is where the saving comes from.
-  //  - Zero terms. A block sums only over the terms p in [lo, hi) outside which op(A)'s rows in
-  //    the block are all zero. Leaving a zero term out of a sum cannot change a bit of it when
-  //    op(B) is finite (0 x inf would be NaN) and each sum is added in one pass (one_pass()):
-  //    Eigen's kernels start every sum at +0 and add term after term, and adding a product
-  //    0 x b (which is +0 or -0) to a sum leaves it as it was, +0 included (-0 + +0 is +0).
+  // cannot change a bit of what it keeps, the blocks shared out among threads.
+  //  - Zero terms. Attention's weights under a causal mask are zero past the diagonal, so
+  //    about half of the terms of weights @ V, and of the products in its gradient, are zero.
+  //    A block sums only over the terms p in [lo, hi) outside which op(A)'s rows in the block
+  //    are all zero. Leaving a zero term out of a sum cannot change a bit of it when op(B) is
+  //    finite (0 x inf would be NaN) and each sum is added in one pass (one_pass()): Eigen's
+  //    kernels start every sum at +0 and add term after term, and adding a product 0 x b
+  //    (which is +0 or -0) to a sum leaves it as it was, +0 included (-0 + +0 is +0).
   //  - Columns (only when the caller passes `columns`). Row i needs only its first columns[i]
   //    columns: a block computes the most any of its rows needs, and columns[i] says how many
   //    row i got. Every element is computed as in the whole product (the position invariance
   //    above); the caller vouches that the rest are not needed.
-  // Consecutive blocks that keep the same work go to Eigen as one call.
+  //  - Threads (kernels/parallel.hpp). The blocks are cut into parts of about equal work, one
+  //    per thread; the same position invariance makes every element's bits the same whichever
+  //    part computes it.
+  // Consecutive blocks of a part that keep the same work go to Eigen as one call.
   template <int AOrder, int BOrder>
   void gemm_blocks(double* c, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
                    std::int64_t* columns) {
-    if (!skips_terms_ && !columns) return gemm_direct<AOrder, BOrder>(c, m_, a, lda, b, ldb, n_, k_, m_);
-    // op(A)'s element (i, p), and the start of op(B)'s row p.
-    auto a_at = [&](std::int64_t i, std::int64_t p) { return AOrder == Eigen::RowMajor ? a + i * lda + p : a + p * lda + i; };
-    auto b_row = [&](std::int64_t p) { return BOrder == Eigen::RowMajor ? b + p * ldb : b + p; };
+    const std::int64_t most_parts = (n_ + kBlockRows - 1) / kBlockRows;
+    const std::int64_t parts = parts_for(n_ * k_ * m_, most_parts);
+    if (!skips_terms_ && !columns && parts == 1) return gemm_direct<AOrder, BOrder>(c, m_, a, lda, b, ldb, n_, k_, m_);
     blocks_.clear();
     bool skips = false;
     for (std::int64_t r0 = 0; r0 < n_; r0 += kBlockRows) {
@@ -271,20 +276,53 @@ class Product::Impl {
     if (skips && !all_finite(b, k_ * m_))  // op(B): B is contiguous, m x k or k x m
       for (Block& block : blocks_) block.lo = 0, block.hi = k_;
     blocks_.push_back({n_, 0, 0, 0});  // the end
-    for (std::size_t first = 0, next = 1; next < blocks_.size(); ++next) {
+    const std::vector<std::size_t> cuts = cut(parts);
+    parallel_for(parts, [&](std::int64_t part) {
+      gemm_some_blocks<AOrder, BOrder>(cuts[part], cuts[part + 1], c, a, lda, b, ldb, columns);
+    });
+  }
+
+  // Blocks [first, last) of blocks_ (see gemm_blocks).
+  template <int AOrder, int BOrder>
+  void gemm_some_blocks(std::size_t first, std::size_t last, double* c, const double* a, std::int64_t lda,
+                        const double* b, std::int64_t ldb, std::int64_t* columns) {
+    // op(A)'s element (i, p), and the start of op(B)'s row p.
+    auto a_at = [&](std::int64_t i, std::int64_t p) { return AOrder == Eigen::RowMajor ? a + i * lda + p : a + p * lda + i; };
+    auto b_row = [&](std::int64_t p) { return BOrder == Eigen::RowMajor ? b + p * ldb : b + p; };
+    while (first < last) {
       const Block& f = blocks_[first];
-      const Block& g = blocks_[next];
-      if (next + 1 < blocks_.size() && g.lo == f.lo && g.hi == f.hi && g.cols == f.cols) continue;
-      const std::int64_t rows = g.row - f.row;
+      std::size_t next = first + 1;
+      while (next < last && blocks_[next].lo == f.lo && blocks_[next].hi == f.hi && blocks_[next].cols == f.cols) ++next;
+      const std::int64_t end = blocks_[next].row, rows = end - f.row;  // blocks_ ends with the end
       if (columns) std::fill_n(columns + f.row, rows, f.cols);
       if (f.cols > 0 && f.hi <= f.lo)  // op(A)'s rows all zero: sums of no terms, +0
-        for (std::int64_t i = f.row; i < g.row; ++i)
+        for (std::int64_t i = f.row; i < end; ++i)
           for (std::int64_t j = 0; j < f.cols; ++j) c[i * m_ + j] = overwrite_ ? 0.0 : c[i * m_ + j] + 0.0;
       else if (f.cols > 0)
         gemm_direct<AOrder, BOrder>(c + f.row * m_, m_, a_at(f.row, f.lo), lda, b_row(f.lo), ldb, rows, f.hi - f.lo,
                                     f.cols);
       first = next;
     }
+  }
+
+  // Where `parts` parts of about equal work begin among blocks_ (the last entry, the end, is
+  // not a block): cuts[i] is part i's first block, and cuts[parts] the end.
+  std::vector<std::size_t> cut(std::int64_t parts) const {
+    const std::size_t count = blocks_.size() - 1;
+    auto work = [&](std::size_t i) {
+      const Block& f = blocks_[i];
+      return (blocks_[i + 1].row - f.row) * std::max<std::int64_t>(f.hi - f.lo, 1) * std::max<std::int64_t>(f.cols, 1);
+    };
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < count; ++i) total += work(i);
+    std::vector<std::size_t> cuts{0};
+    std::int64_t done = 0;
+    for (std::size_t i = 0; i < count && static_cast<std::int64_t>(cuts.size()) < parts; ++i) {
+      done += work(i);
+      if (done * parts >= total * static_cast<std::int64_t>(cuts.size()) && i + 1 < count) cuts.push_back(i + 1);
+    }
+    while (static_cast<std::int64_t>(cuts.size()) <= parts) cuts.push_back(count);
+    return cuts;
   }
 
   // [lo, hi): terms p outside which op(A)'s rows [r0, r1) are all zero (lo >= hi when they are
@@ -333,7 +371,6 @@ class Product::Impl {
     std::int64_t row, lo, hi, cols;
   };
   std::vector<Block> blocks_;
-  std::vector<double, Allocator<double>> tail_b_, tail_;  // gemm_direct: B's last columns padded to kTailWidth, and their product
   // Padded operands and product (the other GEMM products, whose results depend on the
   // alignment of the product: Eigen aligns its own matrices).
   RowMajorMatrix a_, b_, product_;
