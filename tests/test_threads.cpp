@@ -147,7 +147,7 @@ TEST_CASE("a product's rows asked for in part give the same bits on 1 to 8 threa
   }
 }
 
-TEST_CASE("the attention weights and their gradients give the same bits on 1 to 8 threads, causal or not") {
+TEST_CASE("the attention weights and their gradients give the same bits on 1 to 8 threads, causal or not, with masks") {
   Generator gen(3);
   for (int trial = 0; trial < 24; ++trial) {
     kernels::AttentionShape shape;
@@ -158,7 +158,13 @@ TEST_CASE("the attention weights and their gradients give the same bits on 1 to 
     const std::int64_t count = numel(shape.batch);
     const Numbers q = normals(count * shape.L * shape.E, gen), k = normals(count * shape.S * shape.E, gen);
     const Numbers g = normals(count * shape.L * shape.S, gen);
-    const kernels::AttentionMask mask = kernels::attention_mask(nullptr, {}, shape.L, shape.S);
+    // In half the trials, a mask of its own for each matrix, with -inf in it.
+    Shape mask_shape = shape.batch;
+    mask_shape.push_back(shape.L), mask_shape.push_back(shape.S);
+    Numbers mask_values = normals(trial % 4 < 2 ? numel(mask_shape) : 0, gen);
+    for (double& v : mask_values) v = v > 1.5 ? -INFINITY : v;
+    const kernels::AttentionMask mask = kernels::attention_mask(mask_values.empty() ? nullptr : mask_values.data(),
+                                                                mask_shape, shape.L, shape.S);
     auto run = [&] {
       Numbers scaled(q.size()), w(g.size()), dq(q.size()), dk(k.size());
       kernels::attention_weights(q.data(), k.data(), mask, causal, shape, scaled.data(), w.data());
@@ -201,6 +207,19 @@ TEST_CASE("a Transformer block's loss and every gradient have the same bits on 1
       if (threads == 1) one = now;
       else CHECK(now == one);  // (no NaN here, so == on the numbers is == on the bits)
     }
+  }
+}
+
+TEST_CASE("FlopCounter counts every product on any number of threads, the workers' included") {
+  // A product's parts may run on the pool's threads; its count belongs to the thread that asked.
+  Generator gen(11);
+  const Tensor a = randn({8, 32, 16}, gen), b = randn({8, 16, 24}, gen), w = randn({24, 40}, gen);
+  for (int threads = 1; threads <= 4; ++threads) {
+    Threads t(threads);
+    FlopCounter counter;
+    const Tensor y = matmul(matmul(a, b), w);  // a batch of 8 products, then one [256, 24] x [24, 40]
+    CAPTURE(threads);
+    CHECK(counter.total_flops() == 2 * (8 * 32 * 16 * 24 + 256 * 24 * 40));
   }
 }
 
