@@ -3,6 +3,7 @@
 
 #include "litgrad/kernels/fast/small_product.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -93,19 +94,53 @@ void one_column(double* c, bool overwrite, const Operands& o, std::int64_t n, st
   }
 }
 
+// op(B) transposed (B's row j is op(B)'s column j, contiguous) and few rows of C: each element
+// (i, j) is its chain along B's row j, eight columns' chains side by side, reading B where it is
+// rather than copying it first (the copy costs k m; the products, with few rows, not much more).
+void few_rows_of_transposed(double* c, bool overwrite, const Operands& o, const double* b, std::int64_t bc,
+                            std::int64_t n) {
+  constexpr int kSide = 8;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double* x = o.x + i * o.x_row;
+    double* out = c + i * o.m;
+    std::int64_t j = 0;
+    for (; j + kSide <= o.m; j += kSide) {
+      double s[kSide] = {};
+      const double* row = b + j * bc;
+      for (std::int64_t p = 0; p < o.k; ++p) {
+        const double xp = x[p * o.x_step];
+        for (int w = 0; w < kSide; ++w) s[w] = multiply_add(xp, row[w * bc + p], s[w]);
+      }
+      for (int w = 0; w < kSide; ++w) out[j + w] = overwrite ? s[w] : out[j + w] + s[w];
+    }
+    for (; j < o.m; ++j) {
+      double s = 0;
+      for (std::int64_t p = 0; p < o.k; ++p) s = multiply_add(x[p * o.x_step], b[j * bc + p], s);
+      out[j] = overwrite ? s : out[j] + s;
+    }
+  }
+}
+
 }  // namespace
 
 void small_product(double* c, bool overwrite, const double* a, std::int64_t ac, bool ta, const double* b,
                    std::int64_t bc, bool tb, std::int64_t n, std::int64_t k, std::int64_t m) {
   if (n == 0 || m == 0) return;
+  if (tb && n < 8) return few_rows_of_transposed(c, overwrite, {a, ta ? 1 : ac, ta ? ac : 1, nullptr, 0, k, m}, b, bc, n);
   // op(B)'s rows: B's rows, or, when B is transposed, the rows of a row-major copy of op(B).
   const double* y = b;
   std::int64_t y_row = bc;
   thread_local std::vector<double> copy;
   if (tb && m > 1) {
+    // In square tiles, so that the reads along B's rows and the writes along the copy's rows
+    // each stay within a few cache lines and pages (a transposed read-out of a 1,024-token
+    // embedding, one new token at a time, spent most of its time here copying column by column).
+    constexpr std::int64_t kTile = 32;
     copy.resize(static_cast<std::size_t>(k * m));
-    for (std::int64_t j = 0; j < m; ++j)
-      for (std::int64_t p = 0; p < k; ++p) copy[static_cast<std::size_t>(p * m + j)] = b[j * bc + p];
+    for (std::int64_t j0 = 0; j0 < m; j0 += kTile)
+      for (std::int64_t p0 = 0; p0 < k; p0 += kTile)
+        for (std::int64_t j = j0; j < std::min(m, j0 + kTile); ++j)
+          for (std::int64_t p = p0; p < std::min(k, p0 + kTile); ++p) copy[static_cast<std::size_t>(p * m + j)] = b[j * bc + p];
     y = copy.data();
     y_row = m;
   } else if (tb) {
