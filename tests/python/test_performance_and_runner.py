@@ -27,7 +27,11 @@ def bench_folder(folder):
             benchmark("EigenGemm/1024", 50, **{"FLOP/s": 4e10}),
             benchmark("Attention/litgrad/128/16/128/8", 10, **{"FLOP/s": 3e10}),
             benchmark("Attention/libtorch/128/16/128/8", 30)]
-    for length in (16, 32):
+    runs += [benchmark("GPTStep/litgrad", 10), benchmark("GPTStep/libtorch/64", 30), benchmark("GPTStep/libtorch/32", 8),
+             benchmark("Decode/litgrad", 0.1), benchmark("Decode/libtorch/64", 0.5), benchmark("Decode/libtorch/32", 0.4),
+             benchmark("GPTStepThreads/litgrad", 5, **{"same bits": 1}),
+             benchmark("BlockThreads/litgrad/64/16/64/4/256", 6, **{"same bits": 1})]
+    for length in (16, 32, 64):
         runs += [benchmark(f"Sweep/litgrad/{length}/4/64/4", length / 10),
                  benchmark(f"Sweep/libtorch/{length}/4/64/4", length / 5),
                  benchmark(f"Block/litgrad/{length}/16/64/4/256", length / 10),
@@ -64,6 +68,19 @@ class Report(unittest.TestCase):
         self.assertIn("One training step of the flag model", lines)
         self.assertIn(".. figure:: sweep.png", lines)
         self.assertIn("     - 20×", lines)
+        # The GPT: faster than libtorch in double (3×), slower than in float32 (0.8×), so that
+        # goal is not met; two threads: twice as fast with the same bits.
+        double = next(w for w in results["workloads"] if w["title"].endswith("libtorch in double"))
+        single = next(w for w in results["workloads"] if w["title"].endswith("libtorch in float32"))
+        self.assertEqual([r[0] for r in double["rows"]], ["training step", "decoding step"])
+        self.assertAlmostEqual(double["rows"][0][3], 3.0)
+        self.assertTrue(double["met"])
+        self.assertAlmostEqual(single["rows"][0][3], 0.8)
+        self.assertFalse(single["met"])
+        threads = next(w for w in results["workloads"] if w["title"] == "Two threads")
+        self.assertEqual(threads["rows"], [["the block at L = 64", 6.4, 6.0, 6.4 / 6.0, "yes"],
+                                           ["chapter 12's GPT step", 10.0, 5.0, 2.0, "yes"]])
+        self.assertTrue(threads["met"])
 
     def test_the_page_without_a_run_says_how_to_make_one(self):
         self.assertIn("No benchmark has been run", " ".join(performance.page_lines(None, None)))
