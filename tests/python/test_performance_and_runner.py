@@ -61,7 +61,7 @@ class Report(unittest.TestCase):
         self.assertAlmostEqual(flag["rows"][0][3], 20.0)  # libtorch's time over litgrad's
         self.assertTrue(flag["met"])
         book = next(w for w in results["workloads"] if w["title"] == "The book's claims")
-        self.assertEqual(book["rows"], [["chapter 1", 0.4], ["chapter 8", 2.0], ["all chapters", 2.4]])
+        self.assertEqual(book["rows"], [["chapter 1", 0.4, 0.0], ["chapter 8", 2.0, 0.0], ["all chapters", 2.4, 0.0]])
         self.assertTrue(book["met"])
         self.assertIn("goal (", printed.getvalue())
         lines = performance.page_lines(results, lambda w: [".. figure:: sweep.png", ""])
@@ -77,6 +77,9 @@ class Report(unittest.TestCase):
         self.assertTrue(double["met"])
         self.assertAlmostEqual(single["rows"][0][3], 0.8)
         self.assertFalse(single["met"])
+        # A goal not met has its bound on the page; a goal met does not.
+        bounds = [l for l in lines if l.startswith("**What bounds it:**")]
+        self.assertEqual(bounds, ["**What bounds it:** " + single["bound"]])
         threads = next(w for w in results["workloads"] if w["title"] == "Two threads")
         self.assertEqual(threads["rows"], [["the block at L = 64", 6.4, 6.0, 6.4 / 6.0, "yes"],
                                            ["chapter 12's GPT step", 10.0, 5.0, 2.0, "yes"]])

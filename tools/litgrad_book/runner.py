@@ -71,8 +71,9 @@ def trained_earlier_seconds(program):
     """The processor seconds of the models this build of ``program`` has trained and kept
     (``<program>.trained-<key>-<name>-seed<k>.seconds`` with its ``.record``, which is written
     last), which a run of it now loads instead of training."""
+    program = os.path.abspath(program)
     stem = f"{program}.trained-{program_key(program)}-"
-    folder = os.path.dirname(os.path.abspath(program))
+    folder = os.path.dirname(program)
     total = 0.0
     for name in sorted(os.listdir(folder)):
         path = os.path.join(folder, name)
