@@ -199,9 +199,8 @@ def write_report(folder):
                 "A core multiplies float32 numbers at twice the rate of doubles (twice as many to a SIMD "
                 "register), and libtorch's float32 cross-entropy, softmax and optimiser are vectorised "
                 "at that width too. litgrad stays in double, the book's decision, so to match float32 it "
-                "must win back the products' factor of two in the work around them; at this model's size "
-                "that work is about as large as the products, and libtorch's is not twice litgrad's. The "
-                "decoding step, whose time is bookkeeping more than arithmetic, can meet it.")
+                "must win back the products' factor of two in the work around them. The decoding step, "
+                "whose time is bookkeeping more than arithmetic, can meet it.")
 
     thread_rows = []
     for label, one_name, two_name in (("the block at L = 64", "Block/litgrad/64/16/64/4/256",
