@@ -96,7 +96,7 @@ TEST_CASE("dropout zeroes with probability p and scales the rest by 1/(1-p), onl
   // The count of zeros is binomial(100000, 0.25): sd sqrt(100000 * 0.25 * 0.75) = 137; allow 5 sd.
   CHECK(std::fabs(static_cast<double>(zeros_seen) - 25000) < 5 * 137);
   CHECK(test::identical(dropout(x, 0.25, false, gen), x));
-  CHECK_THROWS_WITH_AS(dropout(x, 1.5), "dropout: probability must be between 0 and 1, got 1.500000", ValueError);
+  CHECK_THROWS_WITH_AS(dropout(x, 1.5), "dropout: probability must be between 0 and 1, got 1.5", ValueError);
 }
 
 TEST_CASE("MultiheadAttention has torch's parameters, names, shapes and starting values") {
@@ -199,7 +199,7 @@ TEST_CASE("MultiheadAttention names the expected and the actual shape for every 
   CHECK_THROWS_WITH_AS(nn::MultiheadAttention(10, 3), "MultiheadAttention: embed_dim 10 is not divisible by num_heads 3", ValueError);
   nn::MultiheadAttentionOptions bad_dropout;
   bad_dropout.dropout = 1.0;
-  CHECK_THROWS_WITH_AS(nn::MultiheadAttention(4, 2, bad_dropout), "MultiheadAttention: dropout must be in [0, 1), got 1.000000", ValueError);
+  CHECK_THROWS_WITH_AS(nn::MultiheadAttention(4, 2, bad_dropout), "MultiheadAttention: dropout must be in [0, 1), got 1", ValueError);
   nn::MultiheadAttention mha(4, 2, {}, gen);
   const Tensor q = randn({3, 2, 4}, gen), kv = randn({5, 2, 4}, gen);
   CHECK_THROWS_WITH_AS(mha(randn({3, 2, 5}, gen), kv, kv), "MultiheadAttention: query of shape [3,2,5] should be [3,2,4]", ShapeError);

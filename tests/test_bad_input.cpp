@@ -443,7 +443,7 @@ TEST_CASE("every bad input in the table throws the named error with a message na
        }},
       {"saving a tokenizer into a folder that does not exist", Kind::Value, "BPETokenizer::save: cannot write /no/such/folder/t.bpe",
        [&] { BPETokenizer().save("/no/such/folder/t.bpe"); }},
-      {"a held-out share above 1", Kind::Value, "read_wordnet: held_out_share must be in [0, 1], got 1.500000",
+      {"a held-out share above 1", Kind::Value, "read_wordnet: held_out_share must be in [0, 1], got 1.5",
        [&] { book::read_wordnet(book::kWordNetDirectory, 1.5); }},
       {"the gradient of a non-leaf", Kind::Autograd, "grad: this tensor was made by mul, so it is not a leaf",
        [&] { (leaf * 2.0).grad(); }},
@@ -511,4 +511,16 @@ TEST_CASE("infinities follow IEEE 754 and torch: exp(-inf) = 0, tanh(inf) = 1, s
   CHECK(log(tensor({0.0})).item() == -INFINITY);
   CHECK(std::isnan(softmax(tensor({0, INFINITY}), 0).at({0})));  // inf - inf in the shift, as torch
   CHECK(softmax(tensor({0, -INFINITY}), 0).at({1}) == 0.0);        // a -inf score: weight exactly 0
+}
+
+TEST_CASE("an error message writes each number in full: an integer as is, a double in the fewest digits that read back as the same double") {
+  const ValueError made("parts: ", std::int64_t{-3}, " ", std::size_t{7}, " ", 0.1, " ", 1e-8, " ", 2.5e300, " ",
+                        Shape{2, 3}, " ", DType::Bool, " ", std::string("text"), " ", 'c');
+  CHECK(std::string(made.what()) == "parts: -3 7 0.1 1e-08 2.5e+300 [2,3] Bool text c");
+  // The value that was wrong, whole: a probability one ulp above 1 is not written as "1".
+  const double above_one = std::nextafter(1.0, 2.0);
+  const auto [type, message] = outcome([&] { dropout(ones({2}), above_one); });
+  CHECK(type == "ValueError");
+  CHECK(message == "dropout: probability must be between 0 and 1, got 1.0000000000000002");
+  CHECK(std::stod(message.substr(message.rfind(' ') + 1)) == above_one);
 }

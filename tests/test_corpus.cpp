@@ -113,7 +113,7 @@ TEST_CASE("read_wordnet names the install command when WordNet is missing, and t
                          std::runtime_error);
   }
   CHECK_THROWS_WITH_AS(book::read_wordnet("/no/such/wordnet", 1.5),
-                       "read_wordnet: held_out_share must be in [0, 1], got 1.500000", ValueError);
+                       "read_wordnet: held_out_share must be in [0, 1], got 1.5", ValueError);
 }
 
 TEST_CASE("Debian's WordNet gives 117,659 synsets, a tenth of whose distinct definitions are held out") {

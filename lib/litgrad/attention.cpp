@@ -3,11 +3,11 @@
 #include <cmath>
 
 #include "litgrad/detail/attention_weights.hpp"
-#include "litgrad/kernels/broadcast.hpp"
 #include "litgrad/detail/matmul_transposed.hpp"
 #include "litgrad/dropout.hpp"
 #include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/kernels/broadcast.hpp"
 #include "litgrad/matmul.hpp"
 #include "litgrad/reduction.hpp"
 #include "litgrad/reshaping.hpp"
@@ -24,7 +24,7 @@ Tensor causal_mask(std::int64_t L, std::int64_t S) {
 }  // namespace
 
 Tensor generate_square_subsequent_mask(std::int64_t n) {
-  if (n < 0) throw ValueError("generate_square_subsequent_mask: size must be non-negative, got " + std::to_string(n));
+  if (n < 0) throw ValueError("generate_square_subsequent_mask: size must be non-negative, got ", n);
   return causal_mask(n, n);
 }
 
@@ -35,32 +35,31 @@ AttentionOutput scaled_dot_product_attention(const Tensor& query, const Tensor& 
                                              Generator& gen) {
   const char* op = "scaled_dot_product_attention";
   if (query.dim() < 2 || key.dim() < 2 || value.dim() < 2)
-    throw ShapeError(std::string(op) + ": query, key and value need at least 2 dimensions, got " +
-                     to_string(query.shape()) + ", " + to_string(key.shape()) + ", " + to_string(value.shape()));
+    throw ShapeError(op, ": query, key and value need at least 2 dimensions, got ", query.shape(), ", ", key.shape(),
+                     ", ", value.shape());
   if (query.size(-1) != key.size(-1))
-    throw ShapeError(std::string(op) + ": query of shape " + to_string(query.shape()) + " and key of shape " +
-                     to_string(key.shape()) + " differ in their last (embedding) dimension");
+    throw ShapeError(op, ": query of shape ", query.shape(), " and key of shape ", key.shape(),
+                     " differ in their last (embedding) dimension");
   if (key.size(-2) != value.size(-2))
-    throw ShapeError(std::string(op) + ": key of shape " + to_string(key.shape()) + " and value of shape " +
-                     to_string(value.shape()) + " differ in length");
-  if (is_causal && attn_mask.defined())
-    throw ValueError(std::string(op) + ": pass either attn_mask or is_causal, not both");
+    throw ShapeError(op, ": key of shape ", key.shape(), " and value of shape ", value.shape(), " differ in length");
+  if (is_causal && attn_mask.defined()) throw ValueError(op, ": pass either attn_mask or is_causal, not both");
   if (attn_mask.defined() && attn_mask.dtype() == DType::Int64)
-    throw ValueError(std::string(op) + ": attn_mask must be Bool or Float64, got Int64");
+    throw ValueError(op, ": attn_mask must be Bool or Float64, got Int64");
 
   // The mask as numbers to add: Bool true ("may attend") -> 0, false -> -inf. A causal
   // attention stays a structure, which the weights' kernels know how to use.
   Tensor additive;
   if (attn_mask.defined())
-    additive = attn_mask.dtype() == DType::Bool ? masked_fill(zeros(attn_mask.shape()), logical_not(attn_mask), -INFINITY)
-                                                : attn_mask;
+    additive = attn_mask.dtype() == DType::Bool
+                   ? masked_fill(zeros(attn_mask.shape()), logical_not(attn_mask), -INFINITY)
+                   : attn_mask;
   // The scores are [..., L, S], the leading dimensions those of query and key broadcast.
   Shape scores_shape;
   try {
     scores_shape = broadcast_shapes(op, kernels::leading_dims(query.shape(), 2), kernels::leading_dims(key.shape(), 2));
   } catch (const ShapeError&) {
-    throw ShapeError(std::string(op) + ": the leading dimensions of query " + to_string(query.shape()) + " and key " +
-                     to_string(key.shape()) + " do not broadcast");
+    throw ShapeError(op, ": the leading dimensions of query ", query.shape(), " and key ", key.shape(),
+                     " do not broadcast");
   }
   scores_shape.push_back(query.size(-2));
   scores_shape.push_back(key.size(-2));
@@ -72,8 +71,8 @@ AttentionOutput scaled_dot_product_attention(const Tensor& query, const Tensor& 
       fits = false;
     }
     if (!fits)
-      throw ShapeError(std::string(op) + ": attn_mask of shape " + to_string(additive.shape()) +
-                       " does not broadcast to the scores' shape " + to_string(scores_shape));
+      throw ShapeError(op, ": attn_mask of shape ", additive.shape(), " does not broadcast to the scores' shape ",
+                       scores_shape);
   }
   return detail::attention(query, key, value, additive, is_causal, dropout_p, gen);
 }
@@ -82,8 +81,8 @@ namespace detail {
 
 // query: [..., L, E]; key: [..., S, E]; value: [..., S, Ev]; mask: undefined or Float64, checked
 // to broadcast to [..., L, S]. output: [..., L, Ev]; weights: [..., L, S].
-AttentionOutput attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& mask,
-                          bool causal, double dropout_p, Generator& gen) {
+AttentionOutput attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& mask, bool causal,
+                          double dropout_p, Generator& gen) {
   // softmax(query / sqrt(E) keyᵀ + mask): as one operation where it applies (the same numbers,
   // with a fraction of the memory traffic; see kernels/attention.hpp), otherwise as it reads.
   Tensor attention;

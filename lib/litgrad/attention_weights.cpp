@@ -36,9 +36,8 @@ Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& m
   out.push_back(shape.S);
   Tensor w = uninitialized_tensor(out);
   Tensor scaled = uninitialized_tensor(query.shape());  // query / sqrt(E): key's gradient needs it
-  const kernels::AttentionMask m =
-      kernels::attention_mask(mask.defined() ? mask.data() : nullptr, mask.defined() ? mask.shape() : Shape(), shape.L,
-                              shape.S);
+  const kernels::AttentionMask m = kernels::attention_mask(mask.defined() ? mask.data() : nullptr,
+                                                           mask.defined() ? mask.shape() : Shape(), shape.L, shape.S);
   kernels::attention_weights(query.data(), key.data(), m, causal, shape, scaled.data(), w.data());
   const bool need_q = query.requires_grad(), need_k = key.requires_grad();
   return record(
@@ -51,7 +50,8 @@ Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& m
         return std::vector<Tensor>{gq, gk};
       },
       // The same, as operations: ds the softmax's gradient, dq = (ds k) / sqrt(E), dk = dsᵀ q / sqrt(E).
-      [root = std::sqrt(static_cast<double>(shape.E))](const Tensor& g, const Tensor& w, const std::vector<Tensor>& in) {
+      [root = std::sqrt(static_cast<double>(shape.E))](const Tensor& g, const Tensor& w,
+                                                       const std::vector<Tensor>& in) {
         const Tensor &q = in[0], &k = in[1];
         const Tensor ds = w * (g - sum(g * w, {-1}, true));
         return std::vector<Tensor>{q.requires_grad() ? matmul(ds, k) / root : Tensor(),

@@ -54,8 +54,8 @@ Node::~Node() { --live_nodes; }
 Tensor record(const char* op, const Tensor& value, std::vector<Tensor> inputs, BackwardFn backward,
               GraphBackwardFn graph_backward, Saved saved) {
   if (!grad_enabled) return value;
-  const bool any = std::any_of(inputs.begin(), inputs.end(),
-                               [](const Tensor& t) { return t.defined() && t.requires_grad(); });
+  const bool any =
+      std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined() && t.requires_grad(); });
   if (!any) return value;
   Tensor out = share_storage(value, value.shape());
   out.impl().requires_grad = true;
@@ -66,11 +66,11 @@ Tensor record(const char* op, const Tensor& value, std::vector<Tensor> inputs, B
 
 void note_in_place(const char* op, const Tensor& t) {
   if (grad_enabled && t.requires_grad())
-    throw AutogradError(std::string(op) + ": this tensor of shape " + to_string(t.shape()) +
-                        (t.is_leaf() ? " is a leaf that requires grad" : " was made by " + t.grad_fn()) +
-                        ", and gradients are being recorded; in-place changes are not recorded, so write "
-                        "parameters inside a NoGradGuard, and use the out-of-place form (" +
-                        std::string(op).substr(0, std::string(op).size() - 1) + ") inside a graph");
+    throw AutogradError(op, ": this tensor of shape ", t.shape(),
+                        (t.is_leaf() ? " is a leaf that requires grad" : " was made by " + t.grad_fn()),
+                        ", and gradients are being recorded; in-place changes are not recorded, so write parameters "
+                        "inside a NoGradGuard, and use the out-of-place form (",
+                        std::string(op).substr(0, std::string(op).size() - 1), ") inside a graph");
   ++t.impl().storage->version;
 }
 
@@ -144,17 +144,17 @@ struct Pass {
   bool create_graph = false;
   bool keep_graph = false;
   const std::vector<Tensor>* targets = nullptr;  // autograd::grad: the inputs asked for
-  std::vector<Tensor> captured;                   // their gradients
+  std::vector<Tensor> captured;                  // their gradients
 };
 
 // Throws AutogradError unless the tensors that t's operation saved are as they were.
 void check_versions(const Node& node, const TensorImpl& t) {
   auto changed = [&](const std::string& which, const Shape& shape, std::uint64_t was, std::uint64_t now) {
-    throw AutogradError("backward: " + which + " of " + node.op + " (shape " + to_string(shape) +
-                        "), which its gradient needs, was changed in place after " + node.op +
-                        " used it: it is at version " + std::to_string(now) + ", it was at version " +
-                        std::to_string(was) + " (an in-place operation such as copy_ or add_ between the forward "
-                        "and backward(); torch refuses the same)");
+    throw AutogradError(
+        "backward: ", which, " of ", node.op, " (shape ", shape,
+        "), which its gradient needs, was changed in place after ", node.op, " used it: it is at version ", now,
+        ", it was at version ", was,
+        " (an in-place operation such as copy_ or add_ between the forward and backward(); torch refuses the same)");
   };
   if (node.saved.output && t.storage->version != node.output_version)
     changed("the output", t.shape, node.output_version, t.storage->version);
@@ -162,7 +162,7 @@ void check_versions(const Node& node, const TensorImpl& t) {
     const Tensor& in = node.inputs[i];
     if (!in.defined() || !((node.saved.inputs >> i) & 1u)) continue;
     if (in.impl().storage->version != node.input_versions[i])
-      changed("input " + std::to_string(i), in.shape(), node.input_versions[i], in.impl().storage->version);
+      changed(detail::message("input ", i), in.shape(), node.input_versions[i], in.impl().storage->version);
   }
 }
 
@@ -172,8 +172,8 @@ Tensor run_hooks(TensorImpl& t, Tensor g) {
     Tensor replaced = hook(g);
     if (!replaced.defined()) continue;
     if (replaced.shape() != g.shape())
-      throw ShapeError("register_hook: a hook returned a gradient of shape " + to_string(replaced.shape()) +
-                       " for a tensor of shape " + to_string(t.shape));
+      throw ShapeError("register_hook: a hook returned a gradient of shape ", replaced.shape(),
+                       " for a tensor of shape ", t.shape);
     g = replaced;
   }
   return g;
@@ -213,11 +213,11 @@ void propagate(const std::vector<Tensor>& order, const std::vector<Tensor>& root
     if (t.reached_in_pass != needed_mark || !t.grad_fn) continue;
     const Node& node = *t.grad_fn;
     if (!node.backward)
-      throw AutogradError(std::string("backward: the graph through ") + node.op +
-                          " was already freed by an earlier backward(); pass retain_graph=true to the first "
-                          "backward() to run it again");
+      throw AutogradError("backward: the graph through ", node.op,
+                          " was already freed by an earlier backward(); pass retain_graph=true to the first backward() "
+                          "to run it again");
     if (graph && !node.graph_backward)
-      throw AutogradError(std::string("backward with create_graph: the gradient of ") + node.op +
+      throw AutogradError("backward with create_graph: the gradient of ", node.op,
                           " is computed by a kernel that records no graph, so it cannot be differentiated again "
                           "(autograd.hpp lists the operations whose gradients can be)");
     check_versions(node, t);
@@ -262,13 +262,12 @@ void propagate(const std::vector<Tensor>& order, const std::vector<Tensor>& root
 Tensor seed_for(const char* op, const Tensor& root, const Tensor& gradient) {
   if (gradient.defined()) {
     if (gradient.shape() != root.shape())
-      throw ShapeError(std::string(op) + ": gradient of shape " + to_string(gradient.shape()) +
-                       " for a tensor of shape " + to_string(root.shape()));
+      throw ShapeError(op, ": gradient of shape ", gradient.shape(), " for a tensor of shape ", root.shape());
     return gradient;
   }
   if (root.numel() != 1)
-    throw AutogradError(std::string(op) + ": a gradient can be implied only for a one-element output; this tensor has shape " +
-                        to_string(root.shape()) + " (pass the gradient, or reduce it first, e.g. with sum)");
+    throw AutogradError(op, ": a gradient can be implied only for a one-element output; this tensor has shape ",
+                        root.shape(), " (pass the gradient, or reduce it first, e.g. with sum)");
   return ones(root.shape());
 }
 
@@ -278,8 +277,9 @@ Tensor seed_for(const char* op, const Tensor& root, const Tensor& gradient) {
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
   using namespace detail;
   if (!impl().requires_grad)
-    throw AutogradError("backward: this tensor does not require grad and has no grad_fn "
-                        "(did you forget requires_grad_() on a parameter, or run under NoGradGuard?)");
+    throw AutogradError(
+        "backward: this tensor does not require grad and has no grad_fn "
+        "(did you forget requires_grad_() on a parameter, or run under NoGradGuard?)");
   const Tensor seed = seed_for("backward", *this, gradient);
   // The backward pass records nothing, unless create_graph asks it to.
   const bool was_enabled = is_grad_enabled();
@@ -303,18 +303,18 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   using namespace detail;
   if (outputs.empty()) throw AutogradError("grad: no outputs to differentiate");
   if (!grad_outputs.empty() && grad_outputs.size() != outputs.size())
-    throw AutogradError("grad: " + std::to_string(grad_outputs.size()) + " grad_outputs for " +
-                        std::to_string(outputs.size()) + " outputs");
+    throw AutogradError("grad: ", grad_outputs.size(), " grad_outputs for ", outputs.size(), " outputs");
   std::vector<Tensor> seeds;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i].defined() || !outputs[i].requires_grad())
-      throw AutogradError("grad: output " + std::to_string(i) + " does not require grad (it does not depend on "
-                          "anything that requires grad, or was computed under NoGradGuard)");
+      throw AutogradError("grad: output ", i,
+                          " does not require grad (it does not depend on anything that requires grad, or was computed "
+                          "under NoGradGuard)");
     seeds.push_back(seed_for("grad", outputs[i], grad_outputs.empty() ? Tensor() : grad_outputs[i]));
   }
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (!inputs[i].defined() || !inputs[i].requires_grad())
-      throw AutogradError("grad: input " + std::to_string(i) + " does not require grad, so it has no gradient");
+      throw AutogradError("grad: input ", i, " does not require grad, so it has no gradient");
   const bool was_enabled = is_grad_enabled();
   set_grad_enabled(create_graph);  // the pass records itself only with create_graph
   struct Restore {
@@ -330,9 +330,9 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   propagate(order, outputs, seeds, pass);
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (!pass.captured[i].defined() && !allow_unused)
-      throw AutogradError("grad: input " + std::to_string(i) + " of shape " + to_string(inputs[i].shape()) +
-                          " was not used to compute the outputs (pass allow_unused = true to get an undefined "
-                          "gradient for it)");
+      throw AutogradError(
+          "grad: input ", i, " of shape ", inputs[i].shape(),
+          " was not used to compute the outputs (pass allow_unused = true to get an undefined gradient for it)");
   return pass.captured;
 }
 
@@ -342,8 +342,7 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
 // Tensor's autograd members that touch the graph.
 
 Tensor& Tensor::retain_grad() {
-  if (!requires_grad())
-    throw AutogradError("retain_grad: this tensor of shape " + to_string(shape()) + " does not require grad");
+  if (!requires_grad()) throw AutogradError("retain_grad: this tensor of shape ", shape(), " does not require grad");
   if (!is_leaf()) impl().retains_grad = true;
   return *this;
 }
@@ -352,7 +351,7 @@ bool Tensor::retains_grad() const { return impl().retains_grad; }
 
 RemovableHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) {
   if (!requires_grad())
-    throw AutogradError("register_hook: this tensor of shape " + to_string(shape()) +
+    throw AutogradError("register_hook: this tensor of shape ", shape(),
                         " does not require grad, so no gradient will reach a hook");
   const std::uint64_t id = ++hook_ids;
   impl().hooks.emplace_back(id, std::move(hook));

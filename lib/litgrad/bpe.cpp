@@ -83,8 +83,7 @@ struct Candidate {
 };
 
 std::string id_range_message(const char* op, std::int64_t id, std::int64_t vocab) {
-  return std::string(op) + ": id " + std::to_string(id) + " is out of range for a vocabulary of " +
-         std::to_string(vocab) + " tokens";
+  return detail::message(op, ": id ", id, " is out of range for a vocabulary of ", vocab, " tokens");
 }
 
 }  // namespace
@@ -142,10 +141,9 @@ void BPETokenizer::set_merges(std::vector<std::pair<std::int64_t, std::int64_t>>
 
 void BPETokenizer::train(std::string_view text, std::int64_t vocab_size, std::vector<BPEStep>* history) {
   if (vocab_size < 256)
-    throw ValueError("BPETokenizer::train: vocab_size " + std::to_string(vocab_size) +
-                     " is below 256, the number of byte tokens");
+    throw ValueError("BPETokenizer::train: vocab_size ", vocab_size, " is below 256, the number of byte tokens");
   if (vocab_size > std::numeric_limits<std::int32_t>::max())
-    throw ValueError("BPETokenizer::train: vocab_size " + std::to_string(vocab_size) + " is above 2^31 - 1");
+    throw ValueError("BPETokenizer::train: vocab_size ", vocab_size, " is above 2^31 - 1");
   // Each distinct piece once, with how often it occurs. Sorted, so that the work is done in the
   // same order on every machine (the result does not depend on it).
   std::unordered_map<std::string_view, std::int64_t> occurrences;
@@ -283,8 +281,7 @@ std::string BPETokenizer::decode(const std::vector<std::int64_t>& ids) const {
   std::string text;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] < 0 || ids[i] >= vocab_size())
-      throw IndexError(id_range_message("BPETokenizer::decode", ids[i], vocab_size()) + " (at position " +
-                       std::to_string(i) + ")");
+      throw IndexError(id_range_message("BPETokenizer::decode", ids[i], vocab_size()), " (at position ", i, ")");
     text += tokens_[static_cast<std::size_t>(ids[i])];
   }
   return text;
@@ -292,47 +289,47 @@ std::string BPETokenizer::decode(const std::vector<std::int64_t>& ids) const {
 
 std::string BPETokenizer::decode(const Tensor& ids) const {
   if (ids.dtype() != DType::Int64)
-    throw ValueError("BPETokenizer::decode: ids must be an Int64 tensor, got " + std::string(to_string(ids.dtype())) +
-                     " of shape " + to_string(ids.shape()));
-  if (ids.dim() != 1)
-    throw ShapeError("BPETokenizer::decode: ids must be 1-D, got shape " + to_string(ids.shape()));
+    throw ValueError("BPETokenizer::decode: ids must be an Int64 tensor, got ", ids.dtype(), " of shape ", ids.shape());
+  if (ids.dim() != 1) throw ShapeError("BPETokenizer::decode: ids must be 1-D, got shape ", ids.shape());
   std::vector<std::int64_t> list(static_cast<std::size_t>(ids.numel()));
-  for (std::int64_t i = 0; i < ids.numel(); ++i) list[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(ids.at({i}));
+  for (std::int64_t i = 0; i < ids.numel(); ++i)
+    list[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(ids.at({i}));
   return decode(list);
 }
 
 BPETokenizer BPETokenizer::truncated(std::int64_t vocab_size) const {
   if (vocab_size < 256 || vocab_size > this->vocab_size())
-    throw ValueError("BPETokenizer::truncated: vocab_size " + std::to_string(vocab_size) + " is outside [256, " +
-                     std::to_string(this->vocab_size()) + "], the sizes this tokenizer's merges give");
+    throw ValueError("BPETokenizer::truncated: vocab_size ", vocab_size, " is outside [256, ", this->vocab_size(),
+                     "], the sizes this tokenizer's merges give");
   BPETokenizer t;
   t.set_merges({merges_.begin(), merges_.begin() + (vocab_size - 256)});
   return t;
 }
 
 void BPETokenizer::save(const std::string& path) const {
-  const std::string temporary = path + ".tmp." + std::to_string(std::hash<std::string>{}(path) ^
-                                                                reinterpret_cast<std::uintptr_t>(this));
+  const std::string temporary =
+      path + ".tmp." + std::to_string(std::hash<std::string>{}(path) ^ reinterpret_cast<std::uintptr_t>(this));
   {
     std::ofstream f(temporary, std::ios::binary);
-    if (!f) throw ValueError("BPETokenizer::save: cannot write " + path);
-    f << kMagic << " " << kVersion << "\n" << "merges " << merges_.size() << "\n";
+    if (!f) throw ValueError("BPETokenizer::save: cannot write ", path);
+    f << kMagic << " " << kVersion << "\n"
+      << "merges " << merges_.size() << "\n";
     for (const auto& [left, right] : merges_) f << left << " " << right << "\n";
     f << "end\n";
     f.flush();
-    if (!f) throw ValueError("BPETokenizer::save: cannot write " + path);
+    if (!f) throw ValueError("BPETokenizer::save: cannot write ", path);
   }
   std::error_code error;
   std::filesystem::rename(temporary, path, error);
   if (error) {
     std::filesystem::remove(temporary);
-    throw ValueError("BPETokenizer::save: cannot move the written file to " + path + ": " + error.message());
+    throw ValueError("BPETokenizer::save: cannot move the written file to ", path, ": ", error.message());
   }
 }
 
 void BPETokenizer::load(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) throw ValueError("BPETokenizer::load: cannot read " + path);
+  if (!file) throw ValueError("BPETokenizer::load: cannot read ", path);
   const std::string where = "BPETokenizer::load: " + path;
   std::stringstream whole;
   whole << file.rdbuf();
@@ -340,10 +337,10 @@ void BPETokenizer::load(const std::string& path) {
   std::string line;
   const std::string magic = std::string(kMagic) + " ";
   if (!std::getline(f, line) || line.rfind(magic, 0) != 0)
-    throw ValueError(where + " is not a litgrad bpe file (its first line should be '" + kMagic + " 1')");
+    throw ValueError(where, " is not a litgrad bpe file (its first line should be '", kMagic, " 1')");
   if (line != magic + std::to_string(kVersion))
-    throw ValueError(where + " has format version '" + line.substr(magic.size()) + "'; this litgrad reads version " +
-                     std::to_string(kVersion));
+    throw ValueError(where, " has format version '", line.substr(magic.size()), "'; this litgrad reads version ",
+                     kVersion);
   // A number is digits only, so that "12x" or "-3" or "1e3" is refused rather than half read.
   const auto number = [](const std::string& s, std::int64_t& out) {
     if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos) return false;
@@ -352,41 +349,37 @@ void BPETokenizer::load(const std::string& path) {
   };
   std::int64_t count = -1;
   {
-    if (!std::getline(f, line)) throw ValueError(where + " is truncated: it ends after its first line");
+    if (!std::getline(f, line)) throw ValueError(where, " is truncated: it ends after its first line");
     std::istringstream second(line);
     std::string word, n, extra;
     second >> word >> n;
-    if (word != "merges" || !number(n, count) || (second >> extra) || count > std::numeric_limits<std::int32_t>::max() - 256)
-      throw ValueError(where + ": the second line should be 'merges N', got '" + line + "'");
+    if (word != "merges" || !number(n, count) || (second >> extra) ||
+        count > std::numeric_limits<std::int32_t>::max() - 256)
+      throw ValueError(where, ": the second line should be 'merges N', got '", line, "'");
   }
   std::vector<std::pair<std::int64_t, std::int64_t>> merges;
   std::unordered_map<std::uint64_t, std::int64_t> seen;
   for (std::int64_t k = 0; k < count; ++k) {
     if (!std::getline(f, line))
-      throw ValueError(where + " is truncated: it ends after " + std::to_string(k) + " of its " + std::to_string(count) +
-                       " merges");
+      throw ValueError(where, " is truncated: it ends after ", k, " of its ", count, " merges");
     std::istringstream in(line);
     std::string a, b, extra;
     std::int64_t left = -1, right = -1;
     in >> a >> b;
     if (!number(a, left) || !number(b, right) || (in >> extra))
-      throw ValueError(where + ": merge " + std::to_string(k) + " should be two ids, got '" + line + "'");
+      throw ValueError(where, ": merge ", k, " should be two ids, got '", line, "'");
     const std::int64_t known = 256 + k;  // the ids that exist before merge k
     if (left >= known || right >= known)
-      throw ValueError(where + ": merge " + std::to_string(k) + " (" + std::to_string(left) + " " + std::to_string(right) +
-                       ") names an id that does not exist before it; ids then are 0 to " + std::to_string(known - 1));
+      throw ValueError(where, ": merge ", k, " (", left, " ", right,
+                       ") names an id that does not exist before it; ids then are 0 to ", known - 1);
     const auto [it, fresh] = seen.emplace(key(left, right), k);
-    if (!fresh)
-      throw ValueError(where + ": merge " + std::to_string(k) + " (" + std::to_string(left) + " " + std::to_string(right) +
-                       ") repeats merge " + std::to_string(it->second));
+    if (!fresh) throw ValueError(where, ": merge ", k, " (", left, " ", right, ") repeats merge ", it->second);
     merges.emplace_back(left, right);
   }
-  if (!std::getline(f, line))
-    throw ValueError(where + " is truncated: it does not end with the line 'end'");
-  if (line != "end")
-    throw ValueError(where + ": after " + std::to_string(count) + " merges the line should be 'end', got '" + line + "'");
+  if (!std::getline(f, line)) throw ValueError(where, " is truncated: it does not end with the line 'end'");
+  if (line != "end") throw ValueError(where, ": after ", count, " merges the line should be 'end', got '", line, "'");
   std::string rest;
-  if (std::getline(f, rest) || !f.eof()) throw ValueError(where + ": there is more after the line 'end'");
+  if (std::getline(f, rest) || !f.eof()) throw ValueError(where, ": there is more after the line 'end'");
   set_merges(std::move(merges));
 }
 

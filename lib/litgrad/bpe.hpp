@@ -146,7 +146,7 @@ class BPETokenizer {
   void set_merges(std::vector<std::pair<std::int64_t, std::int64_t>> merges);
   void encode_piece(std::string_view piece, std::vector<std::int32_t>& symbols) const;
   std::vector<std::pair<std::int64_t, std::int64_t>> merges_;
-  std::vector<std::string> tokens_;                    // the bytes of each id
+  std::vector<std::string> tokens_;                       // the bytes of each id
   std::unordered_map<std::uint64_t, std::int32_t> rank_;  // pair (left << 32 | right) -> merge k
   std::shared_ptr<Memo> memo_;
 };

@@ -83,11 +83,15 @@ using detail::Saved;
 
 void require_bool(const char* op, const char* what, const Tensor& t) {
   if (t.dtype() != DType::Bool)
-    throw ValueError(std::string(op) + ": " + what + " must be a Bool tensor, got " + to_string(t.dtype()) +
-                     " of shape " + to_string(t.shape()) + " (compare with eq/lt/gt, or use to(x, DType::Bool))");
+    throw ValueError(op, ": ", what, " must be a Bool tensor, got ", t.dtype(), " of shape ", t.shape(),
+                     " (compare with eq/lt/gt, or use to(x, DType::Bool))");
 }
 
 }  // namespace
+
+// The operations below are laid out by hand, as a table: a forward on the line of its name,
+// each derivative under it with its formula beside it; clang-format would undo that.
+// clang-format off
 
 // ---------------------------------------------------------------------------------------------
 // Arithmetic. a, b: shapes that broadcast; result: broadcast(a, b).
@@ -256,7 +260,7 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
                    return g * (0.5 * (1 + t) + 0.5 * v * (1 - t * t) * kSqrt2OverPi * (1 + 3 * kCubic * v * v));
                  },
                  nullptr, Saved::only_inputs());
-  throw ValueError("gelu: approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
+  throw ValueError("gelu: approximate must be \"none\" or \"tanh\", got \"", approximate, "\"");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -288,6 +292,8 @@ Tensor logical_or(const Tensor& a, const Tensor& b) {
   return broadcast_apply("logical_or", a, b, [](double x, double y) { return double(x + y > 0); }, DType::Bool);
 }
 
+// clang-format on
+
 // ---------------------------------------------------------------------------------------------
 // where(condition, a, b): all three broadcast together.
 
@@ -318,8 +324,8 @@ Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
   require_bool("masked_fill", "the mask", mask);
   if (broadcast_shapes("masked_fill", x.shape(), mask.shape()) != x.shape())
-    throw ShapeError("masked_fill: mask of shape " + to_string(mask.shape()) +
-                     " does not broadcast to the input's shape " + to_string(x.shape()));
+    throw ShapeError("masked_fill: mask of shape ", mask.shape(), " does not broadcast to the input's shape ",
+                     x.shape());
   return where(mask, scalar_tensor(value), x);
 }
 

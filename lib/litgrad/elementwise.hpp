@@ -113,25 +113,25 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 /// Shorthands for the functions above; a `double` operand acts as a 0-dimensional tensor.
 ///@{
 
-Tensor operator+(const Tensor& a, const Tensor& b);  ///< add(a, b)
-Tensor operator-(const Tensor& a, const Tensor& b);  ///< sub(a, b)
-Tensor operator*(const Tensor& a, const Tensor& b);  ///< mul(a, b)
-Tensor operator/(const Tensor& a, const Tensor& b);  ///< div(a, b)
-Tensor operator-(const Tensor& x);                   ///< neg(x)
-Tensor operator+(const Tensor& a, double b);         ///< add(a, b)
-Tensor operator-(const Tensor& a, double b);         ///< sub(a, b)
-Tensor operator*(const Tensor& a, double b);         ///< mul(a, b)
-Tensor operator/(const Tensor& a, double b);         ///< div(a, b)
-Tensor operator+(double a, const Tensor& b);         ///< add(a, b)
-Tensor operator-(double a, const Tensor& b);         ///< sub(a, b)
-Tensor operator*(double a, const Tensor& b);         ///< mul(a, b)
-Tensor operator/(double a, const Tensor& b);         ///< div(a, b)
-Tensor operator<(const Tensor& a, double b);         ///< lt(a, b): a Bool tensor
-Tensor operator<=(const Tensor& a, double b);        ///< le(a, b): a Bool tensor
-Tensor operator>(const Tensor& a, double b);         ///< gt(a, b): a Bool tensor
-Tensor operator>=(const Tensor& a, double b);        ///< ge(a, b): a Bool tensor
-Tensor operator==(const Tensor& a, double b);        ///< eq(a, b): a Bool tensor
-Tensor operator!=(const Tensor& a, double b);        ///< ne(a, b): a Bool tensor
+Tensor operator+(const Tensor& a, const Tensor& b);   ///< add(a, b)
+Tensor operator-(const Tensor& a, const Tensor& b);   ///< sub(a, b)
+Tensor operator*(const Tensor& a, const Tensor& b);   ///< mul(a, b)
+Tensor operator/(const Tensor& a, const Tensor& b);   ///< div(a, b)
+Tensor operator-(const Tensor& x);                    ///< neg(x)
+Tensor operator+(const Tensor& a, double b);          ///< add(a, b)
+Tensor operator-(const Tensor& a, double b);          ///< sub(a, b)
+Tensor operator*(const Tensor& a, double b);          ///< mul(a, b)
+Tensor operator/(const Tensor& a, double b);          ///< div(a, b)
+Tensor operator+(double a, const Tensor& b);          ///< add(a, b)
+Tensor operator-(double a, const Tensor& b);          ///< sub(a, b)
+Tensor operator*(double a, const Tensor& b);          ///< mul(a, b)
+Tensor operator/(double a, const Tensor& b);          ///< div(a, b)
+Tensor operator<(const Tensor& a, double b);          ///< lt(a, b): a Bool tensor
+Tensor operator<=(const Tensor& a, double b);         ///< le(a, b): a Bool tensor
+Tensor operator>(const Tensor& a, double b);          ///< gt(a, b): a Bool tensor
+Tensor operator>=(const Tensor& a, double b);         ///< ge(a, b): a Bool tensor
+Tensor operator==(const Tensor& a, double b);         ///< eq(a, b): a Bool tensor
+Tensor operator!=(const Tensor& a, double b);         ///< ne(a, b): a Bool tensor
 Tensor operator<(const Tensor& a, const Tensor& b);   ///< lt(a, b): a Bool tensor
 Tensor operator<=(const Tensor& a, const Tensor& b);  ///< le(a, b): a Bool tensor
 Tensor operator>(const Tensor& a, const Tensor& b);   ///< gt(a, b): a Bool tensor

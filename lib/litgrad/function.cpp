@@ -17,17 +17,15 @@ void AutogradContext::save_for_backward(std::vector<Tensor> tensors) {
 std::vector<Tensor> AutogradContext::saved_tensors() const {
   for (std::size_t i = 0; i < saved_.size(); ++i)
     if (saved_[i].defined() && saved_[i].version() != versions_[i])
-      throw AutogradError("backward: saved tensor " + std::to_string(i) + " of " + name_ + " (shape " +
-                          to_string(saved_[i].shape()) + ") was changed in place after it was saved: it is at "
-                          "version " + std::to_string(saved_[i].version()) + ", it was at version " +
-                          std::to_string(versions_[i]));
+      throw AutogradError("backward: saved tensor ", i, " of ", name_, " (shape ", saved_[i].shape(),
+                          ") was changed in place after it was saved: it is at version ", saved_[i].version(),
+                          ", it was at version ", versions_[i]);
   return saved_;
 }
 
 bool AutogradContext::needs_input_grad(std::size_t i) const {
   if (i >= needs_grad_.size())
-    throw IndexError("needs_input_grad: " + name_ + " has " + std::to_string(needs_grad_.size()) +
-                     " tensor arguments, not " + std::to_string(i + 1));
+    throw IndexError("needs_input_grad: ", name_, " has ", needs_grad_.size(), " tensor arguments, not ", i + 1);
   return needs_grad_[i];
 }
 
@@ -36,22 +34,21 @@ namespace detail {
 Tensor record_function(const char* name, const Tensor& output, std::vector<Tensor> inputs,
                        std::shared_ptr<AutogradContext> ctx,
                        std::vector<Tensor> (*backward)(AutogradContext*, const Tensor&)) {
-  if (!output.defined()) throw AutogradError(std::string(name) + ": forward returned an undefined tensor");
+  if (!output.defined()) throw AutogradError(name, ": forward returned an undefined tensor");
   // The user's backward, with its results checked against the inputs they belong to.
   auto call = [name, ctx, backward, shapes = [&] {
-                 std::vector<Shape> s;
-                 for (const Tensor& t : inputs) s.push_back(t.defined() ? t.shape() : Shape());
-                 return s;
-               }()](const Tensor& g) {
+    std::vector<Shape> s;
+    for (const Tensor& t : inputs) s.push_back(t.defined() ? t.shape() : Shape());
+    return s;
+  }()](const Tensor& g) {
     std::vector<Tensor> grads = backward(ctx.get(), g);
     if (grads.size() > shapes.size())
-      throw AutogradError(std::string(name) + ": backward returned " + std::to_string(grads.size()) +
-                          " gradients for " + std::to_string(shapes.size()) + " tensor arguments");
+      throw AutogradError(name, ": backward returned ", grads.size(), " gradients for ", shapes.size(),
+                          " tensor arguments");
     for (std::size_t i = 0; i < grads.size(); ++i)
       if (grads[i].defined() && grads[i].shape() != shapes[i])
-        throw AutogradError(std::string(name) + ": backward returned a gradient of shape " +
-                            to_string(grads[i].shape()) + " for argument " + std::to_string(i) + " of shape " +
-                            to_string(shapes[i]));
+        throw AutogradError(name, ": backward returned a gradient of shape ", grads[i].shape(), " for argument ", i,
+                            " of shape ", shapes[i]);
     grads.resize(shapes.size());
     return grads;
   };

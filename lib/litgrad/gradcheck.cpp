@@ -22,8 +22,7 @@ GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)
   const Tensor y0 = fn(inputs);
   const std::int64_t m = y0.numel();
   std::vector<std::vector<std::vector<double>>> analytical(inputs.size());  // [input][j][i]
-  for (std::size_t k = 0; k < inputs.size(); ++k)
-    analytical[k].assign(inputs[k].numel(), std::vector<double>(m, 0.0));
+  for (std::size_t k = 0; k < inputs.size(); ++k) analytical[k].assign(inputs[k].numel(), std::vector<double>(m, 0.0));
   for (std::int64_t i = 0; i < m; ++i) {
     for (Tensor x : inputs)  // a copy of the handle, the same tensor
       if (x.requires_grad()) x.zero_grad();

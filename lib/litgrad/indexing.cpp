@@ -7,8 +7,8 @@
 #include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
-#include "litgrad/reduction.hpp"
 #include "litgrad/kernels/copy.hpp"
+#include "litgrad/reduction.hpp"
 #include "litgrad/reshaping.hpp"
 
 namespace litgrad {
@@ -33,7 +33,7 @@ Split split_at(const Shape& s, std::int64_t d) {
 Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step) {
   if (x.dim() == 0) throw IndexError("slice: cannot slice a 0-dimensional tensor");
   const std::int64_t d = wrap_dim("slice", dim, x.dim());
-  if (step <= 0) throw ValueError("slice: step must be positive, got " + std::to_string(step));
+  if (step <= 0) throw ValueError("slice: step must be positive, got ", step);
   const Split s = split_at(x.shape(), d);
   auto clip = [&](std::int64_t i) { return std::clamp(i < 0 ? i + s.n : i, std::int64_t{0}, s.n); };
   const std::int64_t b = clip(start), e = std::max(clip(end), b);
@@ -61,8 +61,8 @@ Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index) {
   const std::int64_t d = wrap_dim("select", dim, x.dim());
   const std::int64_t n = x.shape()[d];
   if (index < -n || index >= n)
-    throw IndexError("select: index " + std::to_string(index) + " is out of range for dimension " +
-                     std::to_string(d) + " of size " + std::to_string(n) + " (shape " + to_string(x.shape()) + ")");
+    throw IndexError("select: index ", index, " is out of range for dimension ", d, " of size ", n, " (shape ",
+                     x.shape(), ")");
   const std::int64_t i = index < 0 ? index + n : index;
   Shape out = x.shape();
   out.erase(out.begin() + d);
@@ -71,22 +71,21 @@ Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index) {
 
 // x: [..., n, ...]; index: [..., k, ...] (same rank, no larger elsewhere); result: index's shape.
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
-  if (index.dtype() != DType::Int64)
-    throw ValueError("gather: index must be an Int64 tensor, got " + std::string(to_string(index.dtype())));
+  if (index.dtype() != DType::Int64) throw ValueError("gather: index must be an Int64 tensor, got ", index.dtype());
   if (x.dim() == 0) throw IndexError("gather: cannot gather from a 0-dimensional tensor");
   const std::int64_t d = wrap_dim("gather", dim, x.dim());
   if (index.dim() != x.dim())
-    throw ShapeError("gather: index of shape " + to_string(index.shape()) + " must have as many dimensions as the input " +
-                     to_string(x.shape()));
+    throw ShapeError("gather: index of shape ", index.shape(), " must have as many dimensions as the input ",
+                     x.shape());
   for (std::int64_t i = 0; i < x.dim(); ++i)
     if (i != d && index.shape()[i] > x.shape()[i])
-      throw ShapeError("gather: index of shape " + to_string(index.shape()) + " is larger than the input " +
-                       to_string(x.shape()) + " in dimension " + std::to_string(i));
+      throw ShapeError("gather: index of shape ", index.shape(), " is larger than the input ", x.shape(),
+                       " in dimension ", i);
   const std::int64_t n = x.shape()[d];
   const std::int64_t bad = kernels::first_outside(index.data(), index.numel(), static_cast<double>(n));
   if (bad >= 0)
-    throw IndexError("gather: index " + std::to_string(static_cast<std::int64_t>(index.data()[bad])) +
-                     " is out of range for dimension " + std::to_string(d) + " of size " + std::to_string(n));
+    throw IndexError("gather: index ", static_cast<std::int64_t>(index.data()[bad]), " is out of range for dimension ",
+                     d, " of size ", n);
   // Offsets into x for every element of index: the same position, but along d the index's value.
   const std::vector<std::int64_t> source = kernels::gather_sources(x.shape(), d, index.data(), index.shape());
   Tensor y = detail::uninitialized_tensor(index.shape());
@@ -116,12 +115,9 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
   for (const Tensor& t : tensors) {
     Shape a = t.shape(), b = first.shape();
     if (a.size() == b.size()) a[d] = b[d] = 0;
-    if (a != b)
-      throw ShapeError("cat: shapes " + to_string(first.shape()) + " and " + to_string(t.shape()) +
-                       " differ outside dimension " + std::to_string(d));
+    if (a != b) throw ShapeError("cat: shapes ", first.shape(), " and ", t.shape(), " differ outside dimension ", d);
     if (t.dtype() != first.dtype())
-      throw ValueError(std::string("cat: tensors of different dtypes, ") + to_string(first.dtype()) + " and " +
-                       to_string(t.dtype()));
+      throw ValueError("cat: tensors of different dtypes, ", first.dtype(), " and ", t.dtype());
     out[d] += t.shape()[d];
   }
   const Split so = split_at(out, d);
@@ -154,8 +150,7 @@ Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
   std::vector<Tensor> parts;
   for (const Tensor& t : tensors) {
     if (t.shape() != tensors.front().shape())
-      throw ShapeError("stack: all tensors must have one shape, got " + to_string(tensors.front().shape()) +
-                       " and " + to_string(t.shape()));
+      throw ShapeError("stack: all tensors must have one shape, got ", tensors.front().shape(), " and ", t.shape());
     parts.push_back(unsqueeze(t, d));
   }
   return cat(parts, d);
@@ -165,17 +160,16 @@ Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
 // y[o, j, :] = x[o, index[j], :];  dx[o, index[j], :] += g[o, j, :].
 Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
   if (index.dtype() != DType::Int64 || index.dim() > 1)
-    throw ValueError("index_select: index must be a 1-D Int64 tensor, got " + std::string(to_string(index.dtype())) +
-                     " of shape " + to_string(index.shape()));
+    throw ValueError("index_select: index must be a 1-D Int64 tensor, got ", index.dtype(), " of shape ",
+                     index.shape());
   if (x.dim() == 0) throw IndexError("index_select: cannot index a 0-dimensional tensor");
   const std::int64_t d = wrap_dim("index_select", dim, x.dim());
   const Split s = split_at(x.shape(), d);
   const std::int64_t m = index.numel();
   const std::int64_t bad = kernels::first_outside(index.data(), m, static_cast<double>(s.n));
   if (bad >= 0)
-    throw IndexError("index_select: index " + std::to_string(static_cast<std::int64_t>(index.data()[bad])) +
-                     " is out of range for dimension " + std::to_string(d) + " of size " + std::to_string(s.n) +
-                     " (shape " + to_string(x.shape()) + ")");
+    throw IndexError("index_select: index ", static_cast<std::int64_t>(index.data()[bad]),
+                     " is out of range for dimension ", d, " of size ", s.n, " (shape ", x.shape(), ")");
   const std::vector<double> picked = index.to_vector();
   const std::vector<std::int64_t> rows(picked.begin(), picked.end());
   Shape out = x.shape();
@@ -201,13 +195,12 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& size
   const std::int64_t d = wrap_dim("split", dim, x.dim());
   std::int64_t total = 0;
   for (std::int64_t n : sizes) {
-    if (n < 0) throw ValueError("split: sizes must be non-negative, got " + to_string(Shape(sizes.begin(), sizes.end())));
+    if (n < 0) throw ValueError("split: sizes must be non-negative, got ", Shape(sizes.begin(), sizes.end()));
     total += n;
   }
   if (total != x.size(d))
-    throw ShapeError("split: sizes " + to_string(Shape(sizes.begin(), sizes.end())) + " add up to " +
-                     std::to_string(total) + ", not to the size " + std::to_string(x.size(d)) + " of dimension " +
-                     std::to_string(d) + " (shape " + to_string(x.shape()) + ")");
+    throw ShapeError("split: sizes ", Shape(sizes.begin(), sizes.end()), " add up to ", total, ", not to the size ",
+                     x.size(d), " of dimension ", d, " (shape ", x.shape(), ")");
   std::vector<Tensor> pieces;
   std::int64_t start = 0;
   for (std::int64_t n : sizes) {
@@ -218,7 +211,7 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& size
 }
 
 std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
-  if (split_size < 1) throw ValueError("split: split_size must be at least 1, got " + std::to_string(split_size));
+  if (split_size < 1) throw ValueError("split: split_size must be at least 1, got ", split_size);
   if (x.dim() == 0) throw ShapeError("split: cannot split a 0-dimensional tensor");
   const std::int64_t n = x.size(wrap_dim("split", dim, x.dim()));
   std::vector<std::int64_t> sizes;
@@ -228,7 +221,7 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t
 }
 
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim) {
-  if (chunks < 1) throw ValueError("chunk: chunks must be at least 1, got " + std::to_string(chunks));
+  if (chunks < 1) throw ValueError("chunk: chunks must be at least 1, got ", chunks);
   if (x.dim() == 0) throw ShapeError("chunk: cannot chunk a 0-dimensional tensor");
   const std::int64_t n = x.size(wrap_dim("chunk", dim, x.dim()));
   return split(x, std::max<std::int64_t>(1, (n + chunks - 1) / chunks), dim);
@@ -302,7 +295,7 @@ namespace {
 // x with the entries (i, j) of its last two dimensions where keep(j - i) fails set to exactly 0.
 template <class Keep>
 Tensor triangle(const char* op, const Tensor& x, Keep keep) {
-  if (x.dim() < 2) throw ShapeError(std::string(op) + ": needs at least 2 dimensions, got shape " + to_string(x.shape()));
+  if (x.dim() < 2) throw ShapeError(op, ": needs at least 2 dimensions, got shape ", x.shape());
   const Tensor i = reshape(arange(x.size(-2)), {-1, 1}), j = arange(x.size(-1));  // [rows, 1], [cols]
   return where(keep(j - i), x, zeros({}));  // j - i: [rows, cols], whole numbers, exact
 }
@@ -319,15 +312,15 @@ Tensor triu(const Tensor& x, std::int64_t diagonal) {
 // indices: shape S, Int64; result: S + [C], Int64, with result[..., indices[...]] = 1.
 Tensor one_hot(const Tensor& indices, std::int64_t num_classes) {
   if (indices.dtype() != DType::Int64)
-    throw ValueError("one_hot: indices must be an Int64 tensor, got " + std::string(to_string(indices.dtype())));
+    throw ValueError("one_hot: indices must be an Int64 tensor, got ", indices.dtype());
   if (num_classes < 0) {
     if (indices.numel() == 0) throw ValueError("one_hot: cannot infer num_classes from an empty tensor");
     num_classes = static_cast<std::int64_t>(max(indices).item()) + 1;
   }
   const std::int64_t bad = kernels::first_outside(indices.data(), indices.numel(), static_cast<double>(num_classes));
   if (bad >= 0)
-    throw IndexError("one_hot: index " + std::to_string(static_cast<std::int64_t>(indices.data()[bad])) +
-                     " is out of range for " + std::to_string(num_classes) + " classes");
+    throw IndexError("one_hot: index ", static_cast<std::int64_t>(indices.data()[bad]), " is out of range for ",
+                     num_classes, " classes");
   // [..., 1] against [C]: 1 where the class is the index.
   return to(eq(unsqueeze(indices, -1), arange(num_classes)), DType::Int64);
 }

@@ -33,8 +33,7 @@ Tensor reduce(const Tensor& losses, Reduction reduction) {
 // input, target: the same shape; result: 0-dimensional, or that shape with Reduction::None.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   if (input.shape() != target.shape())
-    throw ShapeError("mse_loss: input of shape " + to_string(input.shape()) + " and target of shape " +
-                     to_string(target.shape()) + " differ");
+    throw ShapeError("mse_loss: input of shape ", input.shape(), " and target of shape ", target.shape(), " differ");
   return reduce(pow(input - target, 2.0), reduction);
 }
 
@@ -52,8 +51,8 @@ struct Rows {
 Rows class_rows(const char* op, const Tensor& input, const Tensor& target, std::int64_t ignore_index) {
   const bool single = input.dim() == 1;
   if (!((single && target.dim() == 0) || (input.dim() == 2 && target.dim() == 1 && target.size(0) == input.size(0))))
-    throw ShapeError(std::string(op) + ": input of shape " + to_string(input.shape()) + " and target of shape " +
-                     to_string(target.shape()) + " do not fit (expected [N,C] with [N], or [C] with [])");
+    throw ShapeError(op, ": input of shape ", input.shape(), " and target of shape ", target.shape(),
+                     " do not fit (expected [N,C] with [N], or [C] with [])");
   Rows r;
   r.single = single;
   r.scores = single ? unsqueeze(input, 0) : input;
@@ -62,8 +61,8 @@ Rows class_rows(const char* op, const Tensor& input, const Tensor& target, std::
   const Tensor classes = where(ignored, zeros({}), reshape(target, {N, 1}));  // ignored rows: class 0
   const std::int64_t bad = kernels::first_outside(classes.data(), N, static_cast<double>(C));
   if (bad >= 0)
-    throw IndexError(std::string(op) + ": target class " + std::to_string(static_cast<long long>(classes.data()[bad])) +
-                     " is out of range for " + std::to_string(C) + " classes");
+    throw IndexError(op, ": target class ", static_cast<long long>(classes.data()[bad]), " is out of range for ", C,
+                     " classes");
   r.classes = to(classes, DType::Int64);
   r.counts = logical_not(ignored);
   return r;
@@ -91,8 +90,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
     const bool probabilities = target.dtype() == DType::Float64;
     const Shape expected = probabilities ? input.shape() : positions;
     if (target.shape() != expected)
-      throw ShapeError("cross_entropy: input of shape " + to_string(input.shape()) + " and target of shape " +
-                       to_string(target.shape()) + " do not fit (expected " + to_string(expected) + ")");
+      throw ShapeError("cross_entropy: input of shape ", input.shape(), " and target of shape ", target.shape(),
+                       " do not fit (expected ", expected, ")");
     std::vector<std::int64_t> classes_last(static_cast<std::size_t>(input.dim()));  // [N, d1, ..., dk, C]
     classes_last[0] = 0;
     for (std::int64_t d = 2; d < input.dim(); ++d) classes_last[static_cast<std::size_t>(d - 1)] = d;
@@ -108,12 +107,12 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
     return sum(losses) / sum(to(ne(target, scalar_tensor(static_cast<double>(o.ignore_index))), DType::Float64));
   }
   if (!(o.label_smoothing >= 0 && o.label_smoothing <= 1))
-    throw ValueError("cross_entropy: label_smoothing must be in [0, 1], got " + std::to_string(o.label_smoothing));
+    throw ValueError("cross_entropy: label_smoothing must be in [0, 1], got ", o.label_smoothing);
   const double eps = o.label_smoothing;
   if (target.dtype() == DType::Float64) {
     if (target.shape() != input.shape() || (input.dim() != 1 && input.dim() != 2))
-      throw ShapeError("cross_entropy: input of shape " + to_string(input.shape()) + " and probability target of shape " +
-                       to_string(target.shape()) + " do not fit (expected equal shapes, [N,C] or [C])");
+      throw ShapeError("cross_entropy: input of shape ", input.shape(), " and probability target of shape ",
+                       target.shape(), " do not fit (expected equal shapes, [N,C] or [C])");
     const std::int64_t C = input.size(-1);
     const Tensor logp = log_softmax(input, -1);
     const Tensor mixed = eps == 0 ? target : target * (1 - eps) + eps / static_cast<double>(C);
@@ -122,11 +121,13 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
     return o.reduction == Reduction::Sum ? sum(losses) : mean(losses);
   }
   if (target.dtype() != DType::Int64)
-    throw ValueError("cross_entropy: target must be an Int64 tensor of class indices or a Float64 tensor of class "
-                     "probabilities, got " + std::string(to_string(target.dtype())));
+    throw ValueError(
+        "cross_entropy: target must be an Int64 tensor of class indices or a Float64 tensor of class probabilities, "
+        "got ",
+        target.dtype());
   const Rows r = class_rows(op, input, target, o.ignore_index);
   const Tensor logp = log_softmax(r.scores, 1);  // [N, C]
-  Tensor losses = -gather(logp, 1, r.classes);    // [N, 1]
+  Tensor losses = -gather(logp, 1, r.classes);   // [N, 1]
   if (eps > 0) {
     const double C = static_cast<double>(r.scores.size(1));
     losses = losses * (1 - eps) + (-sum(logp, {1}, true)) * (eps / C);
@@ -142,8 +143,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction reduct
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, std::int64_t ignore_index, Reduction reduction) {
   if (target.dtype() != DType::Int64)
-    throw ValueError("nll_loss: target must be an Int64 tensor of class indices, got " +
-                     std::string(to_string(target.dtype())));
+    throw ValueError("nll_loss: target must be an Int64 tensor of class indices, got ", target.dtype());
   const Rows r = class_rows("nll_loss", input, target, ignore_index);
   const Tensor losses = -gather(r.scores, 1, r.classes);  // [N, 1]
   return reduce_rows(r, where(r.counts, losses, zeros({})), reduction);
@@ -153,28 +153,28 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, std::int64_t ignore_i
 // dloss/dx = sigmoid(x) - t, dloss/dt = -x.
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, Reduction reduction) {
   if (input.shape() != target.shape())
-    throw ShapeError("binary_cross_entropy_with_logits: input of shape " + to_string(input.shape()) +
-                     " and target of shape " + to_string(target.shape()) + " differ");
+    throw ShapeError("binary_cross_entropy_with_logits: input of shape ", input.shape(), " and target of shape ",
+                     target.shape(), " differ");
   const Shape& shape = input.shape();
   Tensor losses = detail::uninitialized_tensor(shape);
   kernels::zip(shape, input.data(), shape, target.data(), shape, losses.data(),
                [](double x, double t) { return std::max(x, 0.0) - x * t + std::log1p(std::exp(-std::fabs(x))); });
-  losses = detail::record("binary_cross_entropy_with_logits", losses, {input, target},
-                          [input, target](const Tensor& g) -> std::vector<Tensor> {
-                            const Shape& shape = input.shape();
-                            Tensor gx = detail::empty_tensor(shape), gt = detail::empty_tensor(shape);
-                            // dloss/dx = sigmoid(x) - t, with sigmoid computed without overflow
-                            kernels::zip_backward<0>(shape, input.data(), shape, target.data(), shape, g.data(),
-                                                     gx.data(), [](double x, double t, double g) {
-                                                       const double s = x >= 0 ? 1 / (1 + std::exp(-x))
-                                                                               : std::exp(x) / (1 + std::exp(x));
-                                                       return g * (s - t);
-                                                     });
-                            kernels::zip_backward<1>(shape, input.data(), shape, target.data(), shape, g.data(),
-                                                     gt.data(), [](double x, double, double g) { return -g * x; });
-                            return {gx, gt};
-                          },
-                          nullptr, detail::Saved::only_inputs());
+  losses = detail::record(
+      "binary_cross_entropy_with_logits", losses, {input, target},
+      [input, target](const Tensor& g) -> std::vector<Tensor> {
+        const Shape& shape = input.shape();
+        Tensor gx = detail::empty_tensor(shape), gt = detail::empty_tensor(shape);
+        // dloss/dx = sigmoid(x) - t, with sigmoid computed without overflow
+        kernels::zip_backward<0>(shape, input.data(), shape, target.data(), shape, g.data(), gx.data(),
+                                 [](double x, double t, double g) {
+                                   const double s = x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x));
+                                   return g * (s - t);
+                                 });
+        kernels::zip_backward<1>(shape, input.data(), shape, target.data(), shape, g.data(), gt.data(),
+                                 [](double x, double, double g) { return -g * x; });
+        return {gx, gt};
+      },
+      nullptr, detail::Saved::only_inputs());
   return reduce(losses, reduction);
 }
 

@@ -23,7 +23,7 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction =
 
 /// \brief The options of cross_entropy beyond the reduction; defaults as torch.
 struct CrossEntropyOptions {
-  std::int64_t ignore_index = -100;      ///< a class index whose rows count for nothing
+  std::int64_t ignore_index = -100;       ///< a class index whose rows count for nothing
   Reduction reduction = Reduction::Mean;  ///< mean over the rows that count, sum, or none
   double label_smoothing = 0.0;           ///< ε: the target spread ε / C over every class
 };

@@ -38,14 +38,14 @@ void batched_gemm(const Shape& batch, Tensor& C, const Tensor& A, bool ta, const
 Tensor product(const Tensor& a, const Tensor& b, bool b_transposed, const Tensor& bias = Tensor()) {
   const std::int64_t inner_b = b_transposed ? cols(b) : rows(b), m = b_transposed ? rows(b) : cols(b);
   if (cols(a) != inner_b)
-    throw ShapeError("matmul: " + to_string(a.shape()) + " @ " + to_string(b.shape()) + (b_transposed ? "ᵀ" : "") +
-                     ": inner sizes " + std::to_string(cols(a)) + " and " + std::to_string(inner_b) + " differ");
+    throw ShapeError("matmul: ", a.shape(), " @ ", b.shape(), (b_transposed ? "ᵀ" : ""), ": inner sizes ", cols(a),
+                     " and ", inner_b, " differ");
   Shape batch;
   try {
     batch = broadcast_shapes("matmul", batch_of(a), batch_of(b));
   } catch (const ShapeError&) {
-    throw ShapeError("matmul: " + to_string(a.shape()) + " @ " + to_string(b.shape()) + ": batch dimensions " +
-                     to_string(batch_of(a)) + " and " + to_string(batch_of(b)) + " do not broadcast");
+    throw ShapeError("matmul: ", a.shape(), " @ ", b.shape(), ": batch dimensions ", batch_of(a), " and ", batch_of(b),
+                     " do not broadcast");
   }
   Shape out = batch;
   out.push_back(rows(a));
@@ -64,8 +64,10 @@ Tensor product(const Tensor& a, const Tensor& b, bool b_transposed, const Tensor
     }
     if (b.requires_grad()) {
       grads[1] = detail::uninitialized_tensor(b.shape());
-      if (b_transposed) batched_gemm(batch, grads[1], g, true, a, false);
-      else batched_gemm(batch, grads[1], a, true, g, false);
+      if (b_transposed)
+        batched_gemm(batch, grads[1], g, true, a, false);
+      else
+        batched_gemm(batch, grads[1], a, true, g, false);
     }
     if (bias.defined() && bias.requires_grad()) {  // the sum of g's rows: a running total per column
       const std::int64_t m = bias.numel();
@@ -79,11 +81,10 @@ Tensor product(const Tensor& a, const Tensor& b, bool b_transposed, const Tensor
   auto graph_backward = [b_transposed](const Tensor& g, const Tensor&, const std::vector<Tensor>& in) {
     const Tensor &a = in[0], &b = in[1];
     std::vector<Tensor> grads(in.size());
-    if (a.requires_grad())
-      grads[0] = detail::sum_to(matmul(g, b_transposed ? b : transpose(b, -2, -1)), a.shape());
+    if (a.requires_grad()) grads[0] = detail::sum_to(matmul(g, b_transposed ? b : transpose(b, -2, -1)), a.shape());
     if (b.requires_grad())
-      grads[1] = detail::sum_to(b_transposed ? matmul(transpose(g, -2, -1), a) : matmul(transpose(a, -2, -1), g),
-                                b.shape());
+      grads[1] =
+          detail::sum_to(b_transposed ? matmul(transpose(g, -2, -1), a) : matmul(transpose(a, -2, -1), g), b.shape());
     if (in.size() == 3 && in[2].requires_grad()) grads[2] = detail::sum_to(g, in[2].shape());
     return grads;
   };
@@ -96,14 +97,12 @@ Tensor product(const Tensor& a, const Tensor& b, bool b_transposed, const Tensor
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   if (a.dim() == 0 || b.dim() == 0)
-    throw ShapeError("matmul: " + to_string(a.shape()) + " @ " + to_string(b.shape()) +
-                     ": both operands need at least one dimension");
+    throw ShapeError("matmul: ", a.shape(), " @ ", b.shape(), ": both operands need at least one dimension");
   // A vector becomes a one-row (left) or one-column (right) matrix, and that dimension goes again.
   const Tensor a2 = a.dim() == 1 ? unsqueeze(a, 0) : a;
   const Tensor b2 = b.dim() == 1 ? unsqueeze(b, 1) : b;
   if (a.dim() == 1 && cols(a2) != rows(b2))
-    throw ShapeError("matmul: " + to_string(a.shape()) + " @ " + to_string(b.shape()) + ": inner sizes " +
-                     std::to_string(cols(a2)) + " and " + std::to_string(rows(b2)) + " differ");
+    throw ShapeError("matmul: ", a.shape(), " @ ", b.shape(), ": inner sizes ", cols(a2), " and ", rows(b2), " differ");
   Tensor y = product(a2, b2, false);
   if (b.dim() == 1) y = squeeze(y, -1);
   if (a.dim() == 1) y = squeeze(y, -2 + (b.dim() == 1 ? 1 : 0));
@@ -114,10 +113,10 @@ namespace detail {
 
 Tensor matmul_transposed(const Tensor& a, const Tensor& b, const Tensor& bias) {
   if (a.dim() < 2 || b.dim() < 2)
-    throw ShapeError("matmul: " + to_string(a.shape()) + " @ " + to_string(b.shape()) + "ᵀ: both operands need at least two dimensions");
+    throw ShapeError("matmul: ", a.shape(), " @ ", b.shape(), "ᵀ: both operands need at least two dimensions");
   if (bias.defined() && bias.shape() != Shape{rows(b)})
-    throw ShapeError("matmul: bias of shape " + to_string(bias.shape()) + " for " + to_string(a.shape()) + " @ " +
-                     to_string(b.shape()) + "ᵀ (expected [" + std::to_string(rows(b)) + "])");
+    throw ShapeError("matmul: bias of shape ", bias.shape(), " for ", a.shape(), " @ ", b.shape(), "ᵀ (expected [",
+                     rows(b), "])");
   return product(a, b, true, bias);
 }
 

@@ -63,16 +63,18 @@ void Generator::load_state_dict(const StateDict& dict) {
   detail::check_keys("Generator", keys);
   detail::check_entry("Generator", "state", dict.at("state"), {8}, DType::Int64);
   const Tensor& spare = dict.at("spare_normal");
-  if (spare.numel() != 0) detail::check_entry("Generator", "spare_normal", spare, {1}, DType::Float64);
-  else detail::check_entry("Generator", "spare_normal", spare, {0}, DType::Float64);
+  if (spare.numel() != 0)
+    detail::check_entry("Generator", "spare_normal", spare, {1}, DType::Float64);
+  else
+    detail::check_entry("Generator", "spare_normal", spare, {0}, DType::Float64);
   std::uint64_t words[4];
   for (int i = 0; i < 4; ++i) {
     std::uint64_t halves[2];
     for (int h = 0; h < 2; ++h) {
       const double v = dict.at("state").data()[2 * i + h];
       if (!(v >= 0 && v < 0x1p32 && v == std::floor(v)))
-        throw ValueError("Generator.load_state_dict: state[" + std::to_string(2 * i + h) + "] is " +
-                         std::to_string(v) + ", not a whole number in [0, 2^32)");
+        throw ValueError("Generator.load_state_dict: state[", 2 * i + h, "] is ", v,
+                         ", not a whole number in [0, 2^32)");
       halves[h] = static_cast<std::uint64_t>(v);
     }
     words[i] = halves[0] << 32 | halves[1];
@@ -80,8 +82,10 @@ void Generator::load_state_dict(const StateDict& dict) {
   if ((words[0] | words[1] | words[2] | words[3]) == 0)
     throw ValueError("Generator.load_state_dict: the state is all zeros, from which xoshiro256** never leaves");
   std::copy(words, words + 4, state_);
-  if (spare.numel() != 0) spare_normal_ = spare.item();
-  else spare_normal_.reset();
+  if (spare.numel() != 0)
+    spare_normal_ = spare.item();
+  else
+    spare_normal_.reset();
 }
 
 double Generator::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
@@ -106,8 +110,7 @@ double Generator::normal() {
 }
 
 std::int64_t Generator::randint(std::int64_t low, std::int64_t high) {
-  if (low >= high)
-    throw ValueError("randint: empty range [" + std::to_string(low) + ", " + std::to_string(high) + ")");
+  if (low >= high) throw ValueError("randint: empty range [", low, ", ", high, ")");
   const std::uint64_t range = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
   const std::uint64_t limit = UINT64_MAX - UINT64_MAX % range;  // reject the biased tail
   std::uint64_t x;
@@ -145,7 +148,7 @@ Tensor randn(const Shape& shape, Generator& gen) {
 
 Tensor uniform(const Shape& shape, double low, double high, Generator& gen) {
   if (!(low < high) || !std::isfinite(high - low))
-    throw ValueError("uniform: need finite low < high, got [" + std::to_string(low) + ", " + std::to_string(high) + ")");
+    throw ValueError("uniform: need finite low < high, got [", low, ", ", high, ")");
   return fill("uniform", shape, DType::Float64, [&] { return low + (high - low) * gen.uniform(); });
 }
 
@@ -154,7 +157,7 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, Generato
 }
 
 Tensor randperm(std::int64_t n, Generator& gen) {
-  if (n < 0) throw ValueError("randperm: n must be non-negative, got " + std::to_string(n));
+  if (n < 0) throw ValueError("randperm: n must be non-negative, got ", n);
   Tensor p = detail::empty_tensor({n}, DType::Int64);
   double* v = p.data();
   for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<double>(i);
@@ -165,9 +168,9 @@ Tensor randperm(std::int64_t n, Generator& gen) {
 // input: [C] or [N, C] weights; result: [num_samples] or [N, num_samples], Int64.
 Tensor multinomial(const Tensor& input, std::int64_t num_samples, bool replacement, Generator& gen) {
   if (input.dim() != 1 && input.dim() != 2)
-    throw ShapeError("multinomial: input must be [C] or [N, C], got shape " + to_string(input.shape()));
+    throw ShapeError("multinomial: input must be [C] or [N, C], got shape ", input.shape());
   const std::int64_t rows = input.dim() == 1 ? 1 : input.size(0), C = input.size(-1);
-  if (num_samples < 0) throw ValueError("multinomial: num_samples must be non-negative, got " + std::to_string(num_samples));
+  if (num_samples < 0) throw ValueError("multinomial: num_samples must be non-negative, got ", num_samples);
   Tensor out = detail::empty_tensor(input.dim() == 1 ? Shape{num_samples} : Shape{rows, num_samples}, DType::Int64);
   std::vector<double> w(static_cast<std::size_t>(C));
   for (std::int64_t r = 0; r < rows; ++r) {
@@ -175,15 +178,14 @@ Tensor multinomial(const Tensor& input, std::int64_t num_samples, bool replaceme
     for (std::int64_t c = 0; c < C; ++c) {
       const double v = input.data()[r * C + c];
       if (!(v >= 0) || !std::isfinite(v))
-        throw ValueError("multinomial: weights must be finite and non-negative, got " + std::to_string(v) +
-                         " in row " + std::to_string(r));
+        throw ValueError("multinomial: weights must be finite and non-negative, got ", v, " in row ", r);
       w[static_cast<std::size_t>(c)] = v;
       positive += v > 0;
     }
-    if (positive == 0) throw ValueError("multinomial: row " + std::to_string(r) + " has no positive weight");
+    if (positive == 0) throw ValueError("multinomial: row ", r, " has no positive weight");
     if (!replacement && num_samples > positive)
-      throw ValueError("multinomial: cannot draw " + std::to_string(num_samples) + " samples without replacement from " +
-                       std::to_string(positive) + " categories with weight");
+      throw ValueError("multinomial: cannot draw ", num_samples, " samples without replacement from ", positive,
+                       " categories with weight");
     for (std::int64_t k = 0; k < num_samples; ++k) {
       double total = 0;
       for (double v : w) total += v;
@@ -206,8 +208,7 @@ Tensor multinomial(const Tensor& input, std::int64_t num_samples, bool replaceme
 namespace detail {
 
 double portable_log(double x) {
-  if (!(x > 0) || !std::isfinite(x))
-    throw ValueError("portable_log: needs a positive finite number, got " + std::to_string(x));
+  if (!(x > 0) || !std::isfinite(x)) throw ValueError("portable_log: needs a positive finite number, got ", x);
   // x = m 2^e exactly (frexp only moves the exponent), with m brought into [sqrt(1/2), sqrt(2)).
   int e;
   double m = std::frexp(x, &e);

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "litgrad/autograd.hpp"
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
-#include "litgrad/autograd.hpp"
 #include "litgrad/elementwise.hpp"
-#include "litgrad/indexing.hpp"
 #include "litgrad/error.hpp"
+#include "litgrad/indexing.hpp"
 #include "litgrad/kernels/copy.hpp"
 #include "litgrad/kernels/reduce.hpp"
 #include "litgrad/reshaping.hpp"
@@ -23,7 +23,7 @@ Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
   for (auto dim : dims) {
     const std::int64_t d = wrap_dim("sum", dim, x.dim());
     if (x.dim() == 0) continue;
-    if (reduced[d]) throw ShapeError("sum: dimension " + std::to_string(dim) + " appears twice in the list");
+    if (reduced[d]) throw ShapeError("sum: dimension ", dim, " appears twice in the list");
     reduced[d] = true;
   }
   for (std::size_t i = 0; i < kept.size(); ++i) {
@@ -68,9 +68,7 @@ MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim) {
     for (std::int64_t i = d + 1; i < x.dim(); ++i) inner *= kept[i];
     kept[d] = 1;
   }
-  if (n == 0)
-    throw ValueError("max: cannot reduce over dimension " + std::to_string(d) + " of size 0 (shape " +
-                     to_string(x.shape()) + ")");
+  if (n == 0) throw ValueError("max: cannot reduce over dimension ", d, " of size 0 (shape ", x.shape(), ")");
   Shape out = kept;
   if (!keepdim && x.dim() > 0) out.erase(out.begin() + d);
   Tensor values = detail::uninitialized_tensor(out), indices = detail::uninitialized_tensor(out, DType::Int64);
@@ -88,7 +86,7 @@ MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim) {
 }
 
 Tensor max(const Tensor& x) {
-  if (x.numel() == 0) throw ValueError("max: cannot reduce an empty tensor of shape " + to_string(x.shape()));
+  if (x.numel() == 0) throw ValueError("max: cannot reduce an empty tensor of shape ", x.shape());
   return max(reshape(x, {-1}), 0).values;
 }
 
@@ -97,14 +95,13 @@ Tensor max(const Tensor& x) {
 MaxResult min(const Tensor& x, std::int64_t dim, bool keepdim) {
   wrap_dim("min", dim, x.dim());
   if (x.dim() > 0 && x.shape()[wrap_dim("min", dim, x.dim())] == 0)
-    throw ValueError("min: cannot reduce over dimension " + std::to_string(dim) + " of size 0 (shape " +
-                     to_string(x.shape()) + ")");
+    throw ValueError("min: cannot reduce over dimension ", dim, " of size 0 (shape ", x.shape(), ")");
   const MaxResult m = max(neg(x), dim, keepdim);
   return {neg(m.values), m.indices};
 }
 
 Tensor min(const Tensor& x) {
-  if (x.numel() == 0) throw ValueError("min: cannot reduce an empty tensor of shape " + to_string(x.shape()));
+  if (x.numel() == 0) throw ValueError("min: cannot reduce an empty tensor of shape ", x.shape());
   return neg(max(neg(x)));
 }
 
@@ -114,7 +111,7 @@ Tensor argmax(const Tensor& x, std::int64_t dim, bool keepdim) {
 }
 
 Tensor argmax(const Tensor& x) {
-  if (x.numel() == 0) throw ValueError("argmax: cannot reduce an empty tensor of shape " + to_string(x.shape()));
+  if (x.numel() == 0) throw ValueError("argmax: cannot reduce an empty tensor of shape ", x.shape());
   NoGradGuard no_grad;
   return max(reshape(x, {-1}), 0).indices;
 }
@@ -125,7 +122,7 @@ Tensor argmin(const Tensor& x, std::int64_t dim, bool keepdim) {
 }
 
 Tensor argmin(const Tensor& x) {
-  if (x.numel() == 0) throw ValueError("argmin: cannot reduce an empty tensor of shape " + to_string(x.shape()));
+  if (x.numel() == 0) throw ValueError("argmin: cannot reduce an empty tensor of shape ", x.shape());
   NoGradGuard no_grad;
   return min(reshape(x, {-1}), 0).indices;
 }
@@ -133,7 +130,7 @@ Tensor argmin(const Tensor& x) {
 // x: any shape; result: x's shape without (or, keepdim, with size 1 in) the listed dimensions.
 // var = sum((x - mean)²) / (N - correction), N the count of elements each result reduces.
 Tensor var(const Tensor& x, const std::vector<std::int64_t>& dims, std::int64_t correction, bool keepdim) {
-  if (correction < 0) throw ValueError("var: correction must be non-negative, got " + std::to_string(correction));
+  if (correction < 0) throw ValueError("var: correction must be non-negative, got ", correction);
   const Tensor deviation = x - mean(x, dims, true);
   const Tensor squares = sum(deviation * deviation, dims, keepdim);
   const double n = squares.numel() == 0 ? 0.0 : static_cast<double>(x.numel()) / static_cast<double>(squares.numel());
@@ -149,7 +146,7 @@ Tensor std(const Tensor& x, const std::vector<std::int64_t>& dims, std::int64_t 
 // y = 0 (torch's choice at the zero vector). For p = inf the gradient is shared evenly among
 // the elements of largest magnitude, as torch shares it.
 Tensor norm(const Tensor& x, double p, const std::vector<std::int64_t>& dims, bool keepdim) {
-  if (!(p > 0)) throw ValueError("norm: p must be positive, got " + std::to_string(p));
+  if (!(p > 0)) throw ValueError("norm: p must be positive, got ", p);
   std::vector<std::int64_t> reduced = dims;  // the dimensions reduced, every one when none is named
   if (reduced.empty())
     for (std::int64_t d = 0; d < x.dim(); ++d) reduced.push_back(d);
@@ -169,8 +166,8 @@ Tensor norm(const Tensor& x, double p, const std::vector<std::int64_t>& dims, bo
   kernels::copy(kept.data(), kept.numel(), y.data());
   return detail::record("norm", y, {x}, [x, kept, p, reduced](const Tensor& g) -> std::vector<Tensor> {
     const Tensor gk = reshape(g, kept.shape());  // broadcasts against x
-    const Tensor sign = where(gt(x, scalar_tensor(0)), ones_like(x),
-                              where(lt(x, scalar_tensor(0)), -ones_like(x), zeros_like(x)));
+    const Tensor sign =
+        where(gt(x, scalar_tensor(0)), ones_like(x), where(lt(x, scalar_tensor(0)), -ones_like(x), zeros_like(x)));
     Tensor dx;
     if (std::isinf(p)) {  // shared among the elements whose magnitude is the largest
       const Tensor top = to(eq(abs(x), kept), DType::Float64);
@@ -192,8 +189,7 @@ MaxResult topk(const Tensor& x, std::int64_t k, std::int64_t dim, bool largest, 
   const Shape shape = x.dim() == 0 ? Shape{1} : x.shape();
   const std::int64_t n = shape[d];
   if (k < 0 || k > n)
-    throw ValueError("topk: k = " + std::to_string(k) + " is out of range for dimension " + std::to_string(d) +
-                     " of size " + std::to_string(n) + " (shape " + to_string(x.shape()) + ")");
+    throw ValueError("topk: k = ", k, " is out of range for dimension ", d, " of size ", n, " (shape ", x.shape(), ")");
   std::int64_t outer = 1, inner = 1;
   for (std::int64_t i = 0; i < d; ++i) outer *= shape[i];
   for (std::int64_t i = d + 1; i < static_cast<std::int64_t>(shape.size()); ++i) inner *= shape[i];

@@ -14,20 +14,21 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
   Shape out = shape;
   std::int64_t known = 1, infer = -1;
   for (std::size_t i = 0; i < out.size(); ++i) {
-    if (out[i] == -1 && infer < 0) infer = static_cast<std::int64_t>(i);
+    if (out[i] == -1 && infer < 0)
+      infer = static_cast<std::int64_t>(i);
     else if (out[i] < 0)
-      throw ShapeError("reshape: invalid shape " + to_string(shape) + " (one -1 at most, no other negative size)");
-    else known *= out[i];
+      throw ShapeError("reshape: invalid shape ", shape, " (one -1 at most, no other negative size)");
+    else
+      known *= out[i];
   }
   if (infer >= 0) {
     if (known == 0 || x.numel() % known != 0)
-      throw ShapeError("reshape: cannot reshape " + to_string(x.shape()) + " (" + std::to_string(x.numel()) +
-                       " elements) into " + to_string(shape));
+      throw ShapeError("reshape: cannot reshape ", x.shape(), " (", x.numel(), " elements) into ", shape);
     out[infer] = x.numel() / known;
   }
   if (numel(out) != x.numel())
-    throw ShapeError("reshape: cannot reshape " + to_string(x.shape()) + " (" + std::to_string(x.numel()) +
-                     " elements) into " + to_string(shape) + " (" + std::to_string(numel(out)) + " elements)");
+    throw ShapeError("reshape: cannot reshape ", x.shape(), " (", x.numel(), " elements) into ", shape, " (",
+                     numel(out), " elements)");
   const Shape in = x.shape();
   auto back = [in](const Tensor& g) -> std::vector<Tensor> { return {reshape(g, in)}; };
   return detail::record(
@@ -56,11 +57,10 @@ Tensor permute(const Tensor& x, const std::vector<std::int64_t>& dims) {
   std::vector<std::int64_t> p(dims.size());
   std::vector<bool> used(static_cast<std::size_t>(n), false);
   if (static_cast<std::int64_t>(dims.size()) != n)
-    throw ShapeError("permute: " + std::to_string(dims.size()) + " dimensions given for a tensor of shape " +
-                     to_string(x.shape()));
+    throw ShapeError("permute: ", dims.size(), " dimensions given for a tensor of shape ", x.shape());
   for (std::size_t i = 0; i < dims.size(); ++i) {
     p[i] = wrap_dim("permute", dims[i], n);
-    if (used[p[i]]) throw ShapeError("permute: dimension " + std::to_string(dims[i]) + " appears twice in " + to_string(dims));
+    if (used[p[i]]) throw ShapeError("permute: dimension ", dims[i], " appears twice in ", dims);
     used[p[i]] = true;
   }
   Shape out(n);
@@ -72,8 +72,8 @@ Tensor permute(const Tensor& x, const std::vector<std::int64_t>& dims) {
   // Undoing the permutation is the permutation by its inverse.
   auto back = [inverse](const Tensor& g) -> std::vector<Tensor> { return {permute(g, inverse)}; };
   return detail::record(
-      "permute", y, {x}, back,
-      [back](const Tensor& g, const Tensor&, const std::vector<Tensor>&) { return back(g); }, detail::Saved::nothing());
+      "permute", y, {x}, back, [back](const Tensor& g, const Tensor&, const std::vector<Tensor>&) { return back(g); },
+      detail::Saved::nothing());
 }
 
 Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1) {
@@ -88,12 +88,14 @@ Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1) {
 Tensor flatten(const Tensor& x, std::int64_t start_dim, std::int64_t end_dim) {
   if (x.dim() == 0) return reshape(x, {1});
   const std::int64_t a = wrap_dim("flatten", start_dim, x.dim()), b = wrap_dim("flatten", end_dim, x.dim());
-  if (a > b) throw ValueError("flatten: start_dim " + std::to_string(start_dim) + " comes after end_dim " + std::to_string(end_dim));
+  if (a > b) throw ValueError("flatten: start_dim ", start_dim, " comes after end_dim ", end_dim);
   Shape out;
   std::int64_t merged = 1;
   for (std::int64_t i = 0; i < x.dim(); ++i) {
-    if (i < a || i > b) out.push_back(x.shape()[i]);
-    else merged *= x.shape()[i];
+    if (i < a || i > b)
+      out.push_back(x.shape()[i]);
+    else
+      merged *= x.shape()[i];
     if (i == b) out.push_back(merged);
   }
   return reshape(x, out);
@@ -105,15 +107,14 @@ Tensor expand(const Tensor& x, const Shape& sizes) {
   Shape out = sizes;
   const std::int64_t lead = static_cast<std::int64_t>(out.size()) - x.dim();
   if (lead < 0)
-    throw ShapeError("expand: cannot expand shape " + to_string(x.shape()) + " to " + to_string(sizes) +
-                     ", which has fewer dimensions");
+    throw ShapeError("expand: cannot expand shape ", x.shape(), " to ", sizes, ", which has fewer dimensions");
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(out.size()); ++i)
     if (out[i] == -1) {
-      if (i < lead) throw ShapeError("expand: -1 in a new leading dimension of " + to_string(sizes));
+      if (i < lead) throw ShapeError("expand: -1 in a new leading dimension of ", sizes);
       out[i] = x.shape()[i - lead];
     }
   if (broadcast_shapes("expand", x.shape(), out) != out)
-    throw ShapeError("expand: shape " + to_string(x.shape()) + " does not broadcast to " + to_string(sizes));
+    throw ShapeError("expand: shape ", x.shape(), " does not broadcast to ", sizes);
   Tensor y = detail::uninitialized_tensor(out, x.dtype());
   kernels::expand(x.data(), x.shape(), y.data(), out);
   const Shape in = x.shape();
@@ -135,12 +136,11 @@ Tensor expand(const Tensor& x, const Shape& sizes) {
 Tensor repeat(const Tensor& x, const std::vector<std::int64_t>& repeats) {
   const std::int64_t n = static_cast<std::int64_t>(repeats.size());
   if (n < x.dim())
-    throw ShapeError("repeat: " + std::to_string(n) + " repeats for a tensor of shape " + to_string(x.shape()) +
-                     " (need at least one per dimension)");
+    throw ShapeError("repeat: ", n, " repeats for a tensor of shape ", x.shape(), " (need at least one per dimension)");
   Shape in(static_cast<std::size_t>(n), 1), out(static_cast<std::size_t>(n), 0);
   for (std::int64_t i = 0; i < x.dim(); ++i) in[n - x.dim() + i] = x.shape()[i];
   for (std::int64_t i = 0; i < n; ++i) {
-    if (repeats[i] < 0) throw ValueError("repeat: repeats must be non-negative, got " + std::to_string(repeats[i]));
+    if (repeats[i] < 0) throw ValueError("repeat: repeats must be non-negative, got ", repeats[i]);
     out[i] = in[i] * repeats[i];
   }
   const std::vector<std::int64_t> source = kernels::repeat_sources(in, out);  // of every element

@@ -23,22 +23,21 @@ constexpr double minus_infinity = -std::numeric_limits<double>::infinity();
 // Scores must be Float64 [..., V] with V > 0; returns V.
 std::int64_t vocabulary_size(const char* op, const Tensor& logits) {
   if (logits.dtype() != DType::Float64)
-    throw ValueError(std::string(op) + ": logits must be Float64 scores, got " + to_string(logits.dtype()) +
-                     " of shape " + to_string(logits.shape()));
+    throw ValueError(op, ": logits must be Float64 scores, got ", logits.dtype(), " of shape ", logits.shape());
   if (logits.dim() == 0)
-    throw ShapeError(std::string(op) + ": logits must have a last dimension of tokens [..., V], got a 0-d tensor");
+    throw ShapeError(op, ": logits must have a last dimension of tokens [..., V], got a 0-d tensor");
   const std::int64_t V = logits.size(-1);
-  if (V == 0) throw ValueError(std::string(op) + ": logits of shape " + to_string(logits.shape()) + " have no tokens (V = 0)");
+  if (V == 0) throw ValueError(op, ": logits of shape ", logits.shape(), " have no tokens (V = 0)");
   return V;
 }
 
 void check_k(const char* op, std::int64_t k) {
-  if (k < 0) throw ValueError(std::string(op) + ": top_k must be >= 0 (0 keeps every token), got " + std::to_string(k));
+  if (k < 0) throw ValueError(op, ": top_k must be >= 0 (0 keeps every token), got ", k);
 }
 
 void check_p(const char* op, double p) {
   if (!(p > 0 && p <= 1))  // NaN fails both comparisons
-    throw ValueError(std::string(op) + ": top_p must be in (0, 1], got " + std::to_string(p));
+    throw ValueError(op, ": top_p must be in (0, 1], got ", p);
 }
 
 }  // namespace
@@ -86,7 +85,7 @@ Tensor top_p_filter(const Tensor& logits, double p) {
 Tensor sample(const Tensor& logits, const SamplingOptions& options, Generator& gen) {
   const double T = options.temperature;
   if (!(T >= 0) || !std::isfinite(T))
-    throw ValueError("sample: temperature must be finite and >= 0 (0 is greedy), got " + std::to_string(T));
+    throw ValueError("sample: temperature must be finite and >= 0 (0 is greedy), got ", T);
   check_k("sample", options.top_k);
   check_p("sample", options.top_p);
   const std::int64_t V = vocabulary_size("sample", logits);
@@ -99,7 +98,7 @@ Tensor sample(const Tensor& logits, const SamplingOptions& options, Generator& g
   try {
     return reshape(multinomial(rows, 1, false, gen), ids_shape);
   } catch (const ValueError& e) {
-    throw ValueError(std::string("sample: the scores give no distribution to draw from (") + e.what() + ")");
+    throw ValueError("sample: the scores give no distribution to draw from (", e.what(), ")");
   }
 }
 

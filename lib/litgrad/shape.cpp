@@ -32,9 +32,8 @@ Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b) {
     const std::int64_t sa = i + a.size() >= n ? a[i + a.size() - n] : 1;
     const std::int64_t sb = i + b.size() >= n ? b[i + b.size() - n] : 1;
     if (sa != sb && sa != 1 && sb != 1)
-      throw ShapeError(std::string(op) + ": shapes " + to_string(a) + " and " + to_string(b) +
-                       " do not broadcast (sizes " + std::to_string(sa) + " and " +
-                       std::to_string(sb) + " at dimension " + std::to_string(i) + ")");
+      throw ShapeError(op, ": shapes ", a, " and ", b, " do not broadcast (sizes ", sa, " and ", sb, " at dimension ",
+                       i, ")");
     out[i] = sa == 1 ? sb : sa;
   }
   return out;
@@ -44,10 +43,8 @@ std::int64_t wrap_dim(const char* op, std::int64_t dim, std::int64_t ndim) {
   // A scalar still has one addressable dimension for reductions, as in torch (dim 0 or -1).
   const std::int64_t range = std::max<std::int64_t>(ndim, 1);
   if (dim < -range || dim >= range)
-    throw IndexError(std::string(op) + ": dimension " + std::to_string(dim) +
-                     " is out of range for a tensor with " + std::to_string(ndim) +
-                     " dimensions (expected [" + std::to_string(-range) + ", " +
-                     std::to_string(range - 1) + "])");
+    throw IndexError(op, ": dimension ", dim, " is out of range for a tensor with ", ndim, " dimensions (expected [",
+                     -range, ", ", range - 1, "])");
   return dim < 0 ? dim + range : dim;
 }
 

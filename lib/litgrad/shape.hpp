@@ -19,12 +19,12 @@ namespace litgrad {
 /// heap. Every operation makes a shape or two, and a small model's step makes hundreds.
 class Shape {
  public:
-  using value_type = std::int64_t;                ///< A dimension's size.
-  using size_type = std::size_t;                  ///< A count of dimensions.
-  using iterator = std::int64_t*;                 ///< Walks the sizes, writable.
-  using const_iterator = const std::int64_t*;     ///< Walks the sizes.
-  using reference = std::int64_t&;                ///< One size, writable.
-  using const_reference = const std::int64_t&;    ///< One size.
+  using value_type = std::int64_t;              ///< A dimension's size.
+  using size_type = std::size_t;                ///< A count of dimensions.
+  using iterator = std::int64_t*;               ///< Walks the sizes, writable.
+  using const_iterator = const std::int64_t*;   ///< Walks the sizes.
+  using reference = std::int64_t&;              ///< One size, writable.
+  using const_reference = const std::int64_t&;  ///< One size.
 
   /// \brief The scalar shape: no dimensions.
   Shape() = default;

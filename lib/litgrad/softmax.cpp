@@ -7,9 +7,9 @@
 
 #include "litgrad/detail/node.hpp"
 #include "litgrad/detail/tensor_impl.hpp"
+#include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
 #include "litgrad/kernels/softmax.hpp"
-#include "litgrad/elementwise.hpp"
 #include "litgrad/reduction.hpp"
 #include "litgrad/reshaping.hpp"
 

@@ -32,10 +32,10 @@ bool valid_key(const std::string& key) {
 
 void StateDict::insert(const std::string& key, Tensor value) {
   if (!valid_key(key))
-    throw ValueError("StateDict: the key '" + key + "' is empty or holds whitespace; keys are written to files as "
-                     "one word");
-  if (!value.defined()) throw ValueError("StateDict: the value of '" + key + "' is an undefined tensor");
-  if (contains(key)) throw ValueError("StateDict: the key '" + key + "' is already present");
+    throw ValueError("StateDict: the key '", key,
+                     "' is empty or holds whitespace; keys are written to files as one word");
+  if (!value.defined()) throw ValueError("StateDict: the value of '", key, "' is an undefined tensor");
+  if (contains(key)) throw ValueError("StateDict: the key '", key, "' is already present");
   entries_.emplace_back(key, std::move(value));
 }
 
@@ -48,7 +48,7 @@ bool StateDict::contains(const std::string& key) const {
 const Tensor& StateDict::at(const std::string& key) const {
   for (const auto& entry : entries_)
     if (entry.first == key) return entry.second;
-  throw ValueError("StateDict: no key '" + key + "' (it has: " + detail::join_keys(keys()) + ")");
+  throw ValueError("StateDict: no key '", key, "' (it has: ", detail::join_keys(keys()), ")");
 }
 
 std::vector<std::string> StateDict::keys() const {
@@ -72,8 +72,8 @@ StateDict StateDict::sub(const std::string& prefix) const {
     if (prefixes.empty() || prefixes.back() != first) prefixes.push_back(first);
   }
   if (out.empty())
-    throw ValueError("StateDict: no entries under '" + prefix + "' (the keys start with: " +
-                     detail::join_keys(prefixes) + ")");
+    throw ValueError("StateDict: no entries under '", prefix, "' (the keys start with: ", detail::join_keys(prefixes),
+                     ")");
   return out;
 }
 
@@ -90,16 +90,15 @@ std::string join_keys(const std::vector<std::string>& keys) {
 
 void check_keys(const std::string& owner, const IncompatibleKeys& keys) {
   if (keys.missing_keys.empty() && keys.unexpected_keys.empty()) return;
-  throw ValueError(owner + ".load_state_dict: missing keys: " + join_keys(keys.missing_keys) +
-                   "; unexpected keys: " + join_keys(keys.unexpected_keys));
+  throw ValueError(owner, ".load_state_dict: missing keys: ", join_keys(keys.missing_keys),
+                   "; unexpected keys: ", join_keys(keys.unexpected_keys));
 }
 
 void check_entry(const std::string& owner, const std::string& key, const Tensor& value, const Shape& shape,
                  DType dtype) {
   if (value.shape() != shape || value.dtype() != dtype)
-    throw ValueError(owner + ".load_state_dict: '" + key + "' is " + to_string(value.dtype()) + " " +
-                     to_string(value.shape()) + " in the state_dict and " + to_string(dtype) + " " +
-                     to_string(shape) + " here");
+    throw ValueError(owner, ".load_state_dict: '", key, "' is ", value.dtype(), " ", value.shape(),
+                     " in the state_dict and ", dtype, " ", shape, " here");
 }
 
 }  // namespace detail
@@ -145,7 +144,7 @@ class Reader {
   // The next line, without its '\n'. A last line without '\n' means the file was cut.
   std::string_view line(const std::string& what) {
     const std::size_t newline = text_.find('\n', at_);
-    if (newline == std::string::npos) truncated("it ends before " + what);
+    if (newline == std::string::npos) truncated("it ends before ", what);
     std::string_view out(text_.data() + at_, newline - at_);
     start_ = at_;
     at_ = newline + 1;
@@ -156,11 +155,14 @@ class Reader {
   std::size_t line_start() const { return start_; }
   std::size_t size() const { return text_.size(); }
 
-  [[noreturn]] void fail(const std::string& what) const {
-    throw ValueError("load: " + where_ + ": line " + std::to_string(number_) + ": " + what);
+  // The parts of what is wrong, as error.hpp's exceptions take them.
+  template <class... Parts>
+  [[noreturn]] void fail(const Parts&... what) const {
+    throw ValueError("load: ", where_, ": line ", number_, ": ", what...);
   }
-  [[noreturn]] void truncated(const std::string& what) const {
-    throw ValueError("load: " + where_ + " is truncated: " + what);
+  template <class... Parts>
+  [[noreturn]] void truncated(const Parts&... what) const {
+    throw ValueError("load: ", where_, " is truncated: ", what...);
   }
 
  private:
@@ -177,7 +179,8 @@ std::vector<std::string_view> words(std::string_view line, const Reader& reader)
   std::size_t start = 0;
   while (true) {
     const std::size_t space = line.find(' ', start);
-    const std::string_view word = line.substr(start, space == std::string_view::npos ? line.size() - start : space - start);
+    const std::string_view word =
+        line.substr(start, space == std::string_view::npos ? line.size() - start : space - start);
     if (word.empty()) reader.fail("two spaces in a row, or a space at the start or end of the line");
     out.push_back(word);
     if (space == std::string_view::npos) return out;
@@ -190,12 +193,10 @@ std::int64_t count(std::string_view word, std::int64_t limit, const std::string&
   const bool digits = !word.empty() && word.size() <= 19 && (word.size() == 1 || word[0] != '0');
   std::int64_t value = 0;
   for (char c : word) {
-    if (!digits || c < '0' || c > '9') reader.fail(what + " '" + std::string(word) + "' is not a whole number");
+    if (!digits || c < '0' || c > '9') reader.fail(what, " '", word, "' is not a whole number");
     value = value * 10 + (c - '0');
   }
-  if (value > limit)
-    reader.fail(what + " " + std::string(word) + " is larger than this file of " + std::to_string(reader.size()) +
-                " bytes could hold");
+  if (value > limit) reader.fail(what, " ", word, " is larger than this file of ", reader.size(), " bytes could hold");
   return value;
 }
 
@@ -203,17 +204,14 @@ std::int64_t count(std::string_view word, std::int64_t limit, const std::string&
 // the character after it is a space or '\n', where strtod stops).
 double number(std::string_view word, DType dtype, const std::string& key, std::int64_t i, const Reader& reader) {
   for (unsigned char c : word)
-    if (std::isspace(c)) reader.fail("value " + std::to_string(i) + " of '" + key + "' holds whitespace");
+    if (std::isspace(c)) reader.fail("value ", i, " of '", key, "' holds whitespace");
   char* end = nullptr;
   const double v = std::strtod(word.data(), &end);
-  if (end != word.data() + word.size())
-    reader.fail("value " + std::to_string(i) + " of '" + key + "', '" + std::string(word) + "', is not a number");
+  if (end != word.data() + word.size()) reader.fail("value ", i, " of '", key, "', '", word, "', is not a number");
   if (dtype == DType::Int64 && !(v == std::floor(v) && std::fabs(v) <= 0x1p53))
-    reader.fail("value " + std::to_string(i) + " of the Int64 entry '" + key + "' is " + std::string(word) +
-                ", not a whole number");
+    reader.fail("value ", i, " of the Int64 entry '", key, "' is ", word, ", not a whole number");
   if (dtype == DType::Bool && !(v == 0 || v == 1))
-    reader.fail("value " + std::to_string(i) + " of the Bool entry '" + key + "' is " + std::string(word) +
-                ", not 0 or 1");
+    reader.fail("value ", i, " of the Bool entry '", key, "' is ", word, ", not 0 or 1");
   return v;
 }
 
@@ -248,25 +246,24 @@ void save(const StateDict& dict, std::ostream& out) {
 }
 
 void save(const StateDict& dict, const std::string& path) {
-  const std::string temporary =
-      path + ".tmp." +
-      std::to_string(static_cast<unsigned long long>(std::hash<std::string>{}(path) ^
-                                                     reinterpret_cast<std::uintptr_t>(&dict)));
+  const std::string temporary = path + ".tmp." +
+                                std::to_string(static_cast<unsigned long long>(
+                                    std::hash<std::string>{}(path) ^ reinterpret_cast<std::uintptr_t>(&dict)));
   {
     std::ofstream f(temporary, std::ios::binary);
-    if (!f) throw ValueError("save: cannot write " + path);
+    if (!f) throw ValueError("save: cannot write ", path);
     try {
       save(dict, f);
     } catch (const ValueError&) {
       std::filesystem::remove(temporary);
-      throw ValueError("save: cannot write " + path);
+      throw ValueError("save: cannot write ", path);
     }
   }
   std::error_code error;
   std::filesystem::rename(temporary, path, error);
   if (error) {
     std::filesystem::remove(temporary);
-    throw ValueError("save: cannot move the written file to " + path + ": " + error.message());
+    throw ValueError("save: cannot move the written file to ", path, ": ", error.message());
   }
 }
 
@@ -277,34 +274,31 @@ StateDict load(std::istream& in, const std::string& name) {
   const std::string_view first = std::string_view(text).substr(0, text.find('\n'));
   const std::string magic = std::string(kMagic) + " ";
   if (first.compare(0, magic.size(), magic) != 0)
-    throw ValueError("load: " + name + " is not a litgrad state_dict (its first line should be '" + kMagic + " " +
-                     std::to_string(kVersion) + "')");
+    throw ValueError("load: ", name, " is not a litgrad state_dict (its first line should be '", kMagic, " ", kVersion,
+                     "')");
   const std::string_view version = first.substr(magic.size());
   if (version != "1" && version != "2")
-    throw ValueError("load: " + name + " has format version " + std::string(version) +
-                     "; this litgrad reads versions 1 and 2");
+    throw ValueError("load: ", name, " has format version ", version, "; this litgrad reads versions 1 and 2");
   reader.line("the version line");
   const bool checksummed = version == "2";
   // Line 2: how many entries. Each takes at least two lines of at least one byte, so a count
   // larger than the file is malformed.
   const std::vector<std::string_view> header = words(reader.line("the count of entries"), reader);
   const char* counted = checksummed ? "entries" : "parameters";
-  if (header.size() != 2 || header[0] != counted)
-    reader.fail(std::string("should be '") + counted + " N'");
+  if (header.size() != 2 || header[0] != counted) reader.fail("should be '", counted, " N'");
   const std::int64_t n = count(header[1], static_cast<std::int64_t>(text.size()), "the count of entries", reader);
   StateDict dict;
   for (std::int64_t k = 0; k < n; ++k) {
     const std::string entry = "entry " + std::to_string(k + 1) + " of " + std::to_string(n);
     const std::vector<std::string_view> w = words(reader.line(entry), reader);
-    if (w.size() < 3) reader.fail(entry + " should be 'key dtype ndim sizes...'");
+    if (w.size() < 3) reader.fail(entry, " should be 'key dtype ndim sizes...'");
     const std::string key(w[0]);
-    if (dict.contains(key)) reader.fail("the key '" + key + "' appears twice");
+    if (dict.contains(key)) reader.fail("the key '", key, "' appears twice");
     const std::optional<DType> dtype = dtype_named(w[1]);
-    if (!dtype) reader.fail("'" + key + "' has the unknown dtype '" + std::string(w[1]) + "'");
+    if (!dtype) reader.fail("'", key, "' has the unknown dtype '", w[1], "'");
     const std::int64_t ndim = count(w[2], static_cast<std::int64_t>(text.size()), "the number of dimensions", reader);
     if (static_cast<std::int64_t>(w.size()) != 3 + ndim)
-      reader.fail("'" + key + "' has " + std::to_string(ndim) + " dimensions but " + std::to_string(w.size() - 3) +
-                  " sizes");
+      reader.fail("'", key, "' has ", ndim, " dimensions but ", w.size() - 3, " sizes");
     // Sizes, each at most the file's length, and a product checked before it can overflow.
     Shape shape;
     std::int64_t elements = 1;
@@ -313,14 +307,13 @@ StateDict load(std::istream& in, const std::string& name) {
       shape.push_back(count(w[3 + d], static_cast<std::int64_t>(text.size()), "a size", reader));
       empty = empty || shape.back() == 0;
       if (!empty && elements > static_cast<std::int64_t>(text.size()) / shape.back())
-        reader.fail("'" + key + "' of shape " + to_string(shape) + "... holds more values than the file could");
+        reader.fail("'", key, "' of shape ", shape, "... holds more values than the file could");
       if (!empty) elements *= shape.back();
     }
     if (empty) elements = 0;
     const std::vector<std::string_view> values = words(reader.line("the values of '" + key + "'"), reader);
     if (static_cast<std::int64_t>(values.size()) != elements)
-      reader.fail("'" + key + "' of shape " + to_string(shape) + " should have " + std::to_string(elements) +
-                  " values, the line has " + std::to_string(values.size()));
+      reader.fail("'", key, "' of shape ", shape, " should have ", elements, " values, the line has ", values.size());
     std::vector<double> data(values.size());
     for (std::size_t i = 0; i < values.size(); ++i)
       data[i] = number(values[i], *dtype, key, static_cast<std::int64_t>(i), reader);
@@ -331,7 +324,7 @@ StateDict load(std::istream& in, const std::string& name) {
     const std::string computed = hex16(fnv1a(std::string_view(text.data(), reader.line_start())));
     if (line.substr(0, 9) != "checksum ") reader.fail("should be 'checksum' and 16 hexadecimal digits");
     if (line.substr(9) != computed)
-      reader.fail("the checksum is '" + std::string(line.substr(9)) + "', the file's bytes hash to " + computed +
+      reader.fail("the checksum is '", line.substr(9), "', the file's bytes hash to ", computed,
                   ": the file was changed or damaged");
   }
   if (reader.line("its last line, 'end'") != "end") reader.fail("should be 'end'");
@@ -341,7 +334,7 @@ StateDict load(std::istream& in, const std::string& name) {
 
 StateDict load(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) throw ValueError("load: cannot read " + path);
+  if (!file) throw ValueError("load: cannot read ", path);
   return load(file, path);
 }
 

@@ -39,7 +39,7 @@ Tensor tensor_over(std::shared_ptr<Storage> storage, const Shape& shape, DType d
 
 Tensor make_tensor(const Shape& shape, DType dtype, bool zero) {
   for (auto s : shape)
-    if (s < 0) throw ValueError("tensor: negative size in shape " + to_string(shape));
+    if (s < 0) throw ValueError("tensor: negative size in shape ", shape);
   const auto n = static_cast<std::size_t>(litgrad::numel(shape));
   return tensor_over(zero ? kernels::make_shared<Storage>(n, 0.0) : kernels::make_shared<Storage>(n), shape, dtype);
 }
@@ -51,9 +51,7 @@ Tensor uninitialized_tensor(const Shape& shape, DType dtype) { return make_tenso
 Tensor share_storage(const Tensor& x, const Shape& shape) { return tensor_over(x.impl().storage, shape, x.dtype()); }
 
 void require_nonempty(const char* op, const Tensor& x) {
-  if (x.numel() == 0)
-    throw ValueError(std::string(op) + ": expected a non-empty tensor, got shape " +
-                     to_string(x.shape()));
+  if (x.numel() == 0) throw ValueError(op, ": expected a non-empty tensor, got shape ", x.shape());
 }
 
 }  // namespace detail
@@ -79,22 +77,18 @@ double* Tensor::data() { return impl().storage->data(); }
 std::vector<double> Tensor::to_vector() const { return {data(), data() + numel()}; }
 
 double Tensor::item() const {
-  if (numel() != 1)
-    throw ValueError("item: expected a tensor with one element, got shape " + to_string(shape()));
+  if (numel() != 1) throw ValueError("item: expected a tensor with one element, got shape ", shape());
   return data()[0];
 }
 
 double Tensor::at(const std::vector<std::int64_t>& index) const {
   if (static_cast<std::int64_t>(index.size()) != dim())
-    throw IndexError("at: index has " + std::to_string(index.size()) + " entries for a tensor of shape " +
-                     to_string(shape()));
+    throw IndexError("at: index has ", index.size(), " entries for a tensor of shape ", shape());
   std::int64_t offset = 0;
   for (std::size_t d = 0; d < index.size(); ++d) {
     const std::int64_t n = shape()[d];
     const std::int64_t i = index[d] < 0 ? index[d] + n : index[d];
-    if (i < 0 || i >= n)
-      throw IndexError("at: index " + std::to_string(index[d]) + " is out of range for dimension " +
-                       std::to_string(d) + " of size " + std::to_string(n));
+    if (i < 0 || i >= n) throw IndexError("at: index ", index[d], " is out of range for dimension ", d, " of size ", n);
     offset = offset * n + i;
   }
   return data()[offset];
@@ -105,11 +99,10 @@ bool Tensor::requires_grad() const { return impl().requires_grad; }
 Tensor& Tensor::requires_grad_(bool on) {
   auto& self = impl();
   if (self.grad_fn)
-    throw ValueError(std::string("requires_grad_: only leaves can be marked; this tensor was made by ") +
-                     self.grad_fn->op + " (use detach() to make a leaf)");
+    throw ValueError("requires_grad_: only leaves can be marked; this tensor was made by ", self.grad_fn->op,
+                     " (use detach() to make a leaf)");
   if (on && self.dtype != DType::Float64)
-    throw ValueError(std::string("requires_grad_: only Float64 tensors can require grad, this one is ") +
-                     litgrad::to_string(self.dtype));
+    throw ValueError("requires_grad_: only Float64 tensors can require grad, this one is ", self.dtype);
   self.requires_grad = on;
   return *this;
 }
@@ -117,10 +110,10 @@ Tensor& Tensor::requires_grad_(bool on) {
 bool Tensor::is_leaf() const { return impl().grad_fn == nullptr; }
 Tensor Tensor::grad() const {
   if (!is_leaf() && !impl().retains_grad)
-    throw AutogradError("grad: this tensor was made by " + grad_fn() + ", so it is not a leaf, and backward() "
-                        "keeps gradients only for leaves (tensors made directly, with requires_grad_()) and for "
-                        "tensors asked to with retain_grad(); torch returns None here with a warning. Call "
-                        "retain_grad() on it before backward(), or use autograd::grad()");
+    throw AutogradError("grad: this tensor was made by ", grad_fn(),
+                        ", so it is not a leaf, and backward() keeps gradients only for leaves (tensors made directly, "
+                        "with requires_grad_()) and for tensors asked to with retain_grad(); torch returns None here "
+                        "with a warning. Call retain_grad() on it before backward(), or use autograd::grad()");
   return impl().grad;
 }
 
@@ -141,13 +134,11 @@ Tensor Tensor::detach() const { return detail::share_storage(*this, shape()); }
 
 Tensor tensor(std::vector<double> values, Shape shape, DType dtype) {
   if (static_cast<std::int64_t>(values.size()) != numel(shape))
-    throw ShapeError("tensor: " + std::to_string(values.size()) + " values do not fill shape " +
-                     to_string(shape) + " (" + std::to_string(numel(shape)) + " elements)");
+    throw ShapeError("tensor: ", values.size(), " values do not fill shape ", shape, " (", numel(shape), " elements)");
   for (double v : values) {
     if (dtype == DType::Int64 && !(std::isfinite(v) && v == std::trunc(v)))
-      throw ValueError("tensor: Int64 values must be integers, got " + std::to_string(v));
-    if (dtype == DType::Bool && v != 0.0 && v != 1.0)
-      throw ValueError("tensor: Bool values must be 0 or 1, got " + std::to_string(v));
+      throw ValueError("tensor: Int64 values must be integers, got ", v);
+    if (dtype == DType::Bool && v != 0.0 && v != 1.0) throw ValueError("tensor: Bool values must be 0 or 1, got ", v);
   }
   Tensor t = detail::uninitialized_tensor(shape, dtype);
   std::copy(values.begin(), values.end(), t.data());
@@ -164,8 +155,7 @@ Tensor tensor(std::initializer_list<std::initializer_list<double>> rows) {
   std::vector<double> values;
   for (const auto& row : rows) {
     if (static_cast<std::int64_t>(row.size()) != m)
-      throw ShapeError("tensor: rows of different lengths (" + std::to_string(m) + " and " +
-                       std::to_string(row.size()) + ")");
+      throw ShapeError("tensor: rows of different lengths (", m, " and ", row.size(), ")");
     values.insert(values.end(), row.begin(), row.end());
   }
   return tensor(std::move(values), {n, m});
@@ -176,7 +166,7 @@ Tensor scalar_tensor(double value) { return tensor({value}, Shape{}); }
 namespace detail {
 void check_sizes(const char* op, const Shape& shape) {
   for (auto s : shape)
-    if (s < 0) throw ValueError(std::string(op) + ": negative size in shape " + to_string(shape));
+    if (s < 0) throw ValueError(op, ": negative size in shape ", shape);
 }
 }  // namespace detail
 
@@ -197,10 +187,8 @@ Tensor zeros_like(const Tensor& like) { return zeros(like.shape()); }
 Tensor ones_like(const Tensor& like) { return ones(like.shape()); }
 
 Tensor arange(double start, double end, double step) {
-  if (step == 0.0 || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(end) ||
-      (end - start) * step < 0)
-    throw ValueError("arange: cannot step from " + std::to_string(start) + " to " +
-                     std::to_string(end) + " by " + std::to_string(step));
+  if (step == 0.0 || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(end) || (end - start) * step < 0)
+    throw ValueError("arange: cannot step from ", start, " to ", end, " by ", step);
   const auto n = static_cast<std::int64_t>(std::ceil((end - start) / step));
   Tensor t = detail::empty_tensor({n});
   for (std::int64_t i = 0; i < n; ++i) t.data()[i] = start + static_cast<double>(i) * step;
@@ -212,7 +200,7 @@ Tensor arange(double end) { return arange(0.0, end, 1.0); }
 // torch's CPU kernel: the first half counted up from start, the second half down from end, so
 // both ends are exact and the points are symmetric.
 Tensor linspace(double start, double end, std::int64_t steps) {
-  if (steps < 0) throw ValueError("linspace: steps must be non-negative, got " + std::to_string(steps));
+  if (steps < 0) throw ValueError("linspace: steps must be non-negative, got ", steps);
   Tensor t = detail::empty_tensor({steps});
   if (steps == 1) t.data()[0] = start;
   if (steps <= 1) return t;
@@ -232,7 +220,7 @@ Tensor eye(std::int64_t n) {
 Tensor to(const Tensor& x, DType dtype) {
   Tensor t = detail::uninitialized_tensor(x.shape(), dtype);
   kernels::map(x.numel(), x.data(), t.data(), [dtype](double v) {
-    if (dtype == DType::Int64 && !std::isfinite(v)) throw ValueError("to: cannot convert " + std::to_string(v) + " to Int64");
+    if (dtype == DType::Int64 && !std::isfinite(v)) throw ValueError("to: cannot convert ", v, " to Int64");
     return dtype == DType::Bool ? (v != 0.0) : dtype == DType::Int64 ? std::trunc(v) : v;
   });
   return t;
@@ -264,12 +252,18 @@ std::vector<std::string> format_elements(const Tensor& t) {
   const bool sci = !integral && hi > 0 && (hi >= 1e8 || lo < 1e-4 || hi / lo > 1000);
   char buf[64];
   for (std::int64_t i = 0; i < n; ++i) {
-    if (std::isnan(v[i])) out[i] = "nan";
-    else if (std::isinf(v[i])) out[i] = v[i] > 0 ? "inf" : "-inf";
-    else if (t.dtype() == DType::Int64) std::snprintf(buf, sizeof buf, "%.0f", v[i]), out[i] = buf;
-    else if (integral) std::snprintf(buf, sizeof buf, "%.0f.", v[i]), out[i] = buf;
-    else if (sci) std::snprintf(buf, sizeof buf, "%.4e", v[i]), out[i] = buf;
-    else std::snprintf(buf, sizeof buf, "%.4f", v[i]), out[i] = buf;
+    if (std::isnan(v[i]))
+      out[i] = "nan";
+    else if (std::isinf(v[i]))
+      out[i] = v[i] > 0 ? "inf" : "-inf";
+    else if (t.dtype() == DType::Int64)
+      std::snprintf(buf, sizeof buf, "%.0f", v[i]), out[i] = buf;
+    else if (integral)
+      std::snprintf(buf, sizeof buf, "%.0f.", v[i]), out[i] = buf;
+    else if (sci)
+      std::snprintf(buf, sizeof buf, "%.4e", v[i]), out[i] = buf;
+    else
+      std::snprintf(buf, sizeof buf, "%.4f", v[i]), out[i] = buf;
   }
   return out;
 }
@@ -285,8 +279,10 @@ void print_level(std::ostream& os, const Shape& shape, std::size_t d, const std:
   for (std::int64_t i = 0; i < shape[d]; ++i) {
     if (i) {
       os << ',';
-      if (d + 1 == shape.size()) os << ' ';
-      else os << std::string(shape.size() - d - 1, '\n') << std::string(indent + d + 1, ' ');
+      if (d + 1 == shape.size())
+        os << ' ';
+      else
+        os << std::string(shape.size() - d - 1, '\n') << std::string(indent + d + 1, ' ');
     }
     print_level(os, shape, d + 1, s, next, width, indent);
   }
@@ -306,8 +302,10 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   print_level(os, t.shape(), 0, s, next, width, 7);
   if (t.numel() == 0) os << ", size=" << to_string(t.shape());
   if (t.dtype() != DType::Float64) os << ", dtype=" << to_string(t.dtype());
-  if (!t.grad_fn().empty()) os << ", grad_fn=<" << t.grad_fn() << ">";
-  else if (t.requires_grad()) os << ", requires_grad=True";
+  if (!t.grad_fn().empty())
+    os << ", grad_fn=<" << t.grad_fn() << ">";
+  else if (t.requires_grad())
+    os << ", requires_grad=True";
   return os << ')';
 }
 

@@ -171,16 +171,16 @@ class Tensor {
   /// this shape and is converted to this dtype. Every tensor sharing this one's storage sees the
   /// new values.
   Tensor& copy_(const Tensor& src);
-  Tensor& add_(const Tensor& other, double alpha = 1.0);  ///< `*this += alpha * other`
-  Tensor& add_(double value);                             ///< `*this += value`
-  Tensor& sub_(const Tensor& other, double alpha = 1.0);  ///< `*this -= alpha * other`
-  Tensor& mul_(const Tensor& other);                      ///< `*this *= other`
-  Tensor& mul_(double value);                             ///< `*this *= value`
-  Tensor& div_(const Tensor& other);                      ///< `*this /= other`
-  Tensor& div_(double value);                             ///< `*this /= value`
+  Tensor& add_(const Tensor& other, double alpha = 1.0);   ///< `*this += alpha * other`
+  Tensor& add_(double value);                              ///< `*this += value`
+  Tensor& sub_(const Tensor& other, double alpha = 1.0);   ///< `*this -= alpha * other`
+  Tensor& mul_(const Tensor& other);                       ///< `*this *= other`
+  Tensor& mul_(double value);                              ///< `*this *= value`
+  Tensor& div_(const Tensor& other);                       ///< `*this /= other`
+  Tensor& div_(double value);                              ///< `*this /= value`
   Tensor& masked_fill_(const Tensor& mask, double value);  ///< `value` where the Bool \p mask is true
-  Tensor& fill_(double value);                            ///< every element \p value
-  Tensor& zero_();                                        ///< every element 0
+  Tensor& fill_(double value);                             ///< every element \p value
+  Tensor& zero_();                                         ///< every element 0
   ///@}
 
   /// \name Copies
@@ -201,41 +201,42 @@ class Tensor {
   /// reads as torch's: `x.sum()`, `x.mean({1})`, `x.reshape({2, -1})`, `x.transpose(0, 1)`,
   /// `x.matmul(w).softmax(-1)`.
   ///@{
-  Tensor sum() const;                                                             ///< sum(x)
-  Tensor sum(const std::vector<std::int64_t>& dims, bool keepdim = false) const;  ///< sum(x, dims, keepdim)
-  Tensor mean() const;                                                            ///< mean(x)
+  Tensor sum() const;                                                              ///< sum(x)
+  Tensor sum(const std::vector<std::int64_t>& dims, bool keepdim = false) const;   ///< sum(x, dims, keepdim)
+  Tensor mean() const;                                                             ///< mean(x)
   Tensor mean(const std::vector<std::int64_t>& dims, bool keepdim = false) const;  ///< mean(x, dims, keepdim)
-  Tensor max() const;                                                             ///< max(x)
-  Tensor min() const;                                                             ///< min(x)
-  Tensor argmax() const;                                                          ///< argmax(x)
-  Tensor argmax(std::int64_t dim, bool keepdim = false) const;                    ///< argmax(x, dim, keepdim)
-  Tensor norm(double p = 2) const;                                                ///< norm(x, p)
-  Tensor reshape(const Shape& shape) const;                                       ///< reshape(x, shape)
-  Tensor flatten(std::int64_t start_dim = 0, std::int64_t end_dim = -1) const;    ///< flatten(x, start, end)
-  Tensor transpose(std::int64_t dim0, std::int64_t dim1) const;                   ///< transpose(x, dim0, dim1)
-  Tensor permute(const std::vector<std::int64_t>& dims) const;                    ///< permute(x, dims)
-  Tensor unsqueeze(std::int64_t dim) const;                                       ///< unsqueeze(x, dim)
-  Tensor squeeze(std::int64_t dim) const;                                         ///< squeeze(x, dim)
-  Tensor expand(const Shape& sizes) const;                                        ///< expand(x, sizes)
-  Tensor repeat(const std::vector<std::int64_t>& repeats) const;                  ///< repeat(x, repeats)
-  Tensor matmul(const Tensor& other) const;                                       ///< matmul(x, other)
-  Tensor softmax(std::int64_t dim) const;                                         ///< softmax(x, dim)
-  Tensor log_softmax(std::int64_t dim) const;                                     ///< log_softmax(x, dim)
-  Tensor exp() const;                                                             ///< exp(x)
-  Tensor log() const;                                                             ///< log(x)
-  Tensor tanh() const;                                                            ///< tanh(x)
-  Tensor relu() const;                                                            ///< relu(x)
-  Tensor sqrt() const;                                                            ///< sqrt(x)
-  Tensor abs() const;                                                             ///< abs(x)
-  Tensor pow(double exponent) const;                                              ///< pow(x, exponent)
-  Tensor masked_fill(const Tensor& mask, double value) const;                     ///< masked_fill(x, mask, value)
-  Tensor to(DType dtype) const;                                                   ///< to(x, dtype)
-  Tensor select(std::int64_t dim, std::int64_t index) const;                      ///< select(x, dim, index)
+  Tensor max() const;                                                              ///< max(x)
+  Tensor min() const;                                                              ///< min(x)
+  Tensor argmax() const;                                                           ///< argmax(x)
+  Tensor argmax(std::int64_t dim, bool keepdim = false) const;                     ///< argmax(x, dim, keepdim)
+  Tensor norm(double p = 2) const;                                                 ///< norm(x, p)
+  Tensor reshape(const Shape& shape) const;                                        ///< reshape(x, shape)
+  Tensor flatten(std::int64_t start_dim = 0, std::int64_t end_dim = -1) const;     ///< flatten(x, start, end)
+  Tensor transpose(std::int64_t dim0, std::int64_t dim1) const;                    ///< transpose(x, dim0, dim1)
+  Tensor permute(const std::vector<std::int64_t>& dims) const;                     ///< permute(x, dims)
+  Tensor unsqueeze(std::int64_t dim) const;                                        ///< unsqueeze(x, dim)
+  Tensor squeeze(std::int64_t dim) const;                                          ///< squeeze(x, dim)
+  Tensor expand(const Shape& sizes) const;                                         ///< expand(x, sizes)
+  Tensor repeat(const std::vector<std::int64_t>& repeats) const;                   ///< repeat(x, repeats)
+  Tensor matmul(const Tensor& other) const;                                        ///< matmul(x, other)
+  Tensor softmax(std::int64_t dim) const;                                          ///< softmax(x, dim)
+  Tensor log_softmax(std::int64_t dim) const;                                      ///< log_softmax(x, dim)
+  Tensor exp() const;                                                              ///< exp(x)
+  Tensor log() const;                                                              ///< log(x)
+  Tensor tanh() const;                                                             ///< tanh(x)
+  Tensor relu() const;                                                             ///< relu(x)
+  Tensor sqrt() const;                                                             ///< sqrt(x)
+  Tensor abs() const;                                                              ///< abs(x)
+  Tensor pow(double exponent) const;                                               ///< pow(x, exponent)
+  Tensor masked_fill(const Tensor& mask, double value) const;                      ///< masked_fill(x, mask, value)
+  Tensor to(DType dtype) const;                                                    ///< to(x, dtype)
+  Tensor select(std::int64_t dim, std::int64_t index) const;                       ///< select(x, dim, index)
   Tensor slice(std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step = 1) const;  ///< slice(x, ...)
-  Tensor narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const;  ///< slice(x, dim, start, start + length)
-  Tensor index_select(std::int64_t dim, const Tensor& index) const;              ///< index_select(x, dim, index)
-  Tensor gather(std::int64_t dim, const Tensor& index) const;                    ///< gather(x, dim, index)
-  Tensor view(const Shape& shape) const;                                          ///< reshape(x, shape): litgrad's tensors are contiguous
+  Tensor narrow(std::int64_t dim, std::int64_t start,
+                std::int64_t length) const;                          ///< slice(x, dim, start, start + length)
+  Tensor index_select(std::int64_t dim, const Tensor& index) const;  ///< index_select(x, dim, index)
+  Tensor gather(std::int64_t dim, const Tensor& index) const;        ///< gather(x, dim, index)
+  Tensor view(const Shape& shape) const;  ///< reshape(x, shape): litgrad's tensors are contiguous
   Tensor contiguous() const;  ///< `*this`: a litgrad tensor is always contiguous, so there is nothing to copy
   ///@}
 

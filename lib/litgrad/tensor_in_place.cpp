@@ -27,15 +27,13 @@ void require_broadcast_to(const char* op, const Tensor& other, const Tensor& sel
     const std::int64_t have = from[from.size() - k], want = to[to.size() - k];
     fits = have == want || have == 1;
   }
-  if (!fits)
-    throw ShapeError(std::string(op) + ": " + what + " shape " + to_string(from) + " does not broadcast to " +
-                     to_string(to));
+  if (!fits) throw ShapeError(op, ": ", what, " shape ", from, " does not broadcast to ", to);
 }
 
 void require_float(const char* op, const Tensor& self) {
   if (self.dtype() != DType::Float64)
-    throw ValueError(std::string(op) + ": arithmetic in place needs a Float64 tensor, this one is " +
-                     to_string(self.dtype()) + " of shape " + to_string(self.shape()));
+    throw ValueError(op, ": arithmetic in place needs a Float64 tensor, this one is ", self.dtype(), " of shape ",
+                     self.shape());
 }
 
 // self = f(self, other) elementwise, other broadcast to self's shape.
@@ -53,10 +51,10 @@ Tensor& combine_in_place(const char* op, Tensor& self, const Tensor& other, F f)
 
 Tensor& Tensor::copy_(const Tensor& src) {
   if (is_grad_enabled() && (requires_grad() || src.requires_grad()))
-    throw AutogradError(std::string("copy_: ") + (requires_grad() ? "the destination" : "the source") +
-                        " requires grad and gradients are being recorded; copy_ is not recorded, so "
-                        "write parameters inside a NoGradGuard (torch refuses in-place writes to leaves "
-                        "that require grad for the same reason)");
+    throw AutogradError(
+        "copy_: ", (requires_grad() ? "the destination" : "the source"),
+        " requires grad and gradients are being recorded; copy_ is not recorded, so write parameters inside a "
+        "NoGradGuard (torch refuses in-place writes to leaves that require grad for the same reason)");
   require_broadcast_to("copy_", src, *this, "the source's");
   const Tensor values = litgrad::to(litgrad::expand(src, shape()), dtype());
   detail::note_in_place("copy_", *this);
@@ -84,8 +82,7 @@ Tensor& Tensor::div_(double value) { return div_(scalar_tensor(value)); }
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, double value) {
   if (mask.dtype() != DType::Bool)
-    throw ValueError("masked_fill_: the mask must be a Bool tensor, got " + std::string(to_string(mask.dtype())) +
-                     " of shape " + to_string(mask.shape()));
+    throw ValueError("masked_fill_: the mask must be a Bool tensor, got ", mask.dtype(), " of shape ", mask.shape());
   require_broadcast_to("masked_fill_", mask, *this, "the mask's");
   const Tensor fill = litgrad::to(scalar_tensor(value), dtype());  // validates the value for the dtype
   detail::note_in_place("masked_fill_", *this);

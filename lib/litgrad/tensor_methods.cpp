@@ -12,9 +12,13 @@
 namespace litgrad {
 
 Tensor Tensor::sum() const { return litgrad::sum(*this); }
-Tensor Tensor::sum(const std::vector<std::int64_t>& dims, bool keepdim) const { return litgrad::sum(*this, dims, keepdim); }
+Tensor Tensor::sum(const std::vector<std::int64_t>& dims, bool keepdim) const {
+  return litgrad::sum(*this, dims, keepdim);
+}
 Tensor Tensor::mean() const { return litgrad::mean(*this); }
-Tensor Tensor::mean(const std::vector<std::int64_t>& dims, bool keepdim) const { return litgrad::mean(*this, dims, keepdim); }
+Tensor Tensor::mean(const std::vector<std::int64_t>& dims, bool keepdim) const {
+  return litgrad::mean(*this, dims, keepdim);
+}
 Tensor Tensor::max() const { return litgrad::max(*this); }
 Tensor Tensor::min() const { return litgrad::min(*this); }
 Tensor Tensor::argmax() const { return litgrad::argmax(*this); }
@@ -46,10 +50,12 @@ Tensor Tensor::slice(std::int64_t dim, std::int64_t start, std::int64_t end, std
   return litgrad::slice(*this, dim, start, end, step);
 }
 Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const {
-  if (length < 0) throw ValueError("narrow: length must be non-negative, got " + std::to_string(length));
+  if (length < 0) throw ValueError("narrow: length must be non-negative, got ", length);
   return litgrad::slice(*this, dim, start, start + length);
 }
-Tensor Tensor::index_select(std::int64_t dim, const Tensor& index) const { return litgrad::index_select(*this, dim, index); }
+Tensor Tensor::index_select(std::int64_t dim, const Tensor& index) const {
+  return litgrad::index_select(*this, dim, index);
+}
 Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const { return litgrad::gather(*this, dim, index); }
 Tensor Tensor::view(const Shape& shape) const { return litgrad::reshape(*this, shape); }
 Tensor Tensor::contiguous() const { return *this; }
@@ -63,9 +69,7 @@ Tensor Tensor::index(const std::vector<indexing::TensorIndex>& indices) const {
     ellipses += std::holds_alternative<EllipsisIndexType>(i.value());
   }
   if (ellipses > 1) throw IndexError("index: an index can have only one Ellipsis");
-  if (consumed > dim())
-    throw IndexError("index: too many indices (" + std::to_string(consumed) + ") for a tensor of shape " +
-                     to_string(shape()));
+  if (consumed > dim()) throw IndexError("index: too many indices (", consumed, ") for a tensor of shape ", shape());
   Tensor x = *this;
   std::int64_t d = 0;
   for (const TensorIndex& i : indices) {

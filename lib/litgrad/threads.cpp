@@ -11,8 +11,8 @@ namespace litgrad {
 
 void set_num_threads(int threads) {
   if (threads < 1 || threads > kernels::kMostThreads)
-    throw ValueError("set_num_threads: the number of threads must be from 1 to " +
-                     std::to_string(kernels::kMostThreads) + ", got " + std::to_string(threads));
+    throw ValueError("set_num_threads: the number of threads must be from 1 to ", kernels::kMostThreads, ", got ",
+                     threads);
   kernels::set_thread_count(threads);
 }
 

@@ -62,7 +62,7 @@ bool Bound::holds(double x) const {
   if (relation == "=") return x == value;
   if (relation == "within") return std::fabs(x - value) < tolerance;
   if (relation == "between") return x > value && x < tolerance;
-  throw ValueError("Bound: unknown relation '" + relation + "'");
+  throw ValueError("Bound: unknown relation '", relation, "'");
 }
 
 std::string Bound::text() const {
@@ -77,25 +77,23 @@ Bound at_least(double bound) { return {"≥", bound, 0}; }
 Bound above(double bound) { return {">", bound, 0}; }
 Bound exactly(double value) { return {"=", value, 0}; }
 Bound between(double low, double high) {
-  if (!(low < high)) throw ValueError("between: need low < high, got " + format_number(low) + " and " + format_number(high));
+  if (!(low < high)) throw ValueError("between: need low < high, got ", low, " and ", high);
   return {"between", low, high};
 }
 Bound within(double tolerance, double centre) {
-  if (!(tolerance > 0)) throw ValueError("within: tolerance " + format_number(tolerance) + " must be positive");
+  if (!(tolerance > 0)) throw ValueError("within: tolerance ", tolerance, " must be positive");
   return {"within", centre, tolerance};
 }
 
 namespace {
 
 void record(const std::string& name, double value, const std::string& description, const std::string& bound) {
-  if (description.empty())
-    throw ValueError("measured: '" + name + "' needs a description of what it is, for the page");
+  if (description.empty()) throw ValueError("measured: '", name, "' needs a description of what it is, for the page");
   if (state().in_claim) state().claims.back().measured.push_back({name, value, description, bound});
   // The account shows it; the claim's own printed output does not (the page shows it apart).
   const bool in_claim = state().in_claim;
   state().in_claim = false;
-  out() << "  measured: " << name << " = " << format_number(value) << (bound.empty() ? "" : " (" + bound + ")")
-        << "\n";
+  out() << "  measured: " << name << " = " << format_number(value) << (bound.empty() ? "" : " (" + bound + ")") << "\n";
   state().in_claim = in_claim;
 }
 
@@ -108,8 +106,8 @@ void measured(const std::string& name, double value, const std::string& descript
 bool check(const std::string& name, double value, const std::string& description, const Bound& bound, Where where) {
   record(name, value, description, bound.text());
   if (bound.holds(value)) return true;
-  const std::string broken = "check: " + name + " = " + format_number(value) + " (" + description + ") is not " +
-                             bound.text();
+  const std::string broken =
+      "check: " + name + " = " + format_number(value) + " (" + description + ") is not " + bound.text();
   ADD_FAIL_CHECK_AT(where.file, where.line, broken);
   return false;
 }
@@ -117,7 +115,7 @@ bool check(const std::string& name, double value, const std::string& description
 bool check_seeds(const std::string& name, const std::string& description, const Bound& bound,
                  const std::vector<std::uint64_t>& seeds, const std::function<double(std::uint64_t)>& measure,
                  Where where) {
-  if (seeds.empty()) throw ValueError("check_seeds: '" + name + "' needs at least one seed");
+  if (seeds.empty()) throw ValueError("check_seeds: '", name, "' needs at least one seed");
   bool all = true;
   for (const std::uint64_t seed : seeds)
     all = check(name + " (seed " + std::to_string(seed) + ")", measure(seed), description, bound, where) && all;
@@ -125,8 +123,9 @@ bool check_seeds(const std::string& name, const std::string& description, const 
 }
 
 void figure(const std::string& name, const Json& data) {
-  if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
-    throw ValueError("figure: name '" + name + "' must be letters, digits, '_' and '-' only");
+  if (name.empty() ||
+      name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
+    throw ValueError("figure: name '", name, "' must be letters, digits, '_' and '-' only");
   for (auto& f : state().figures)
     if (f.first == name) {
       f.second = data;
@@ -135,10 +134,12 @@ void figure(const std::string& name, const Json& data) {
   state().figures.emplace_back(name, data);
 }
 
-std::string table(const Tensor& m, const std::vector<std::string>& rows, const std::vector<std::string>& cols, int decimals) {
-  if (m.dim() != 2 || m.size(0) != static_cast<std::int64_t>(rows.size()) || m.size(1) != static_cast<std::int64_t>(cols.size()))
-    throw ShapeError("table: a matrix of shape " + to_string(m.shape()) + " with " + std::to_string(rows.size()) +
-                     " row and " + std::to_string(cols.size()) + " column labels");
+std::string table(const Tensor& m, const std::vector<std::string>& rows, const std::vector<std::string>& cols,
+                  int decimals) {
+  if (m.dim() != 2 || m.size(0) != static_cast<std::int64_t>(rows.size()) ||
+      m.size(1) != static_cast<std::int64_t>(cols.size()))
+    throw ShapeError("table: a matrix of shape ", m.shape(), " with ", rows.size(), " row and ", cols.size(),
+                     " column labels");
   std::size_t label = 0, width = static_cast<std::size_t>(decimals) + 3;
   for (const auto& r : rows) label = std::max(label, r.size());
   for (const auto& c : cols) width = std::max(width, c.size());
@@ -150,7 +151,8 @@ std::string table(const Tensor& m, const std::vector<std::string>& rows, const s
     os << rows[i] << std::string(label - rows[i].size(), ' ');
     for (std::size_t j = 0; j < cols.size(); ++j) {
       char buf[64];
-      std::snprintf(buf, sizeof buf, "%*.*f", static_cast<int>(width), decimals, m.at({static_cast<std::int64_t>(i), static_cast<std::int64_t>(j)}));
+      std::snprintf(buf, sizeof buf, "%*.*f", static_cast<int>(width), decimals,
+                    m.at({static_cast<std::int64_t>(i), static_cast<std::int64_t>(j)}));
       os << "  " << buf;
     }
     os << "\n";
@@ -161,13 +163,15 @@ std::string table(const Tensor& m, const std::vector<std::string>& rows, const s
 namespace detail {
 
 std::string usage(const std::string& program) {
-  return "usage: " + program + " [--emit DIR] [doctest options, e.g. --test-case=NAME or --list-test-cases]\n"
+  return "usage: " + program +
+         " [--emit DIR] [doctest options, e.g. --test-case=NAME or --list-test-cases]\n"
          "  --emit DIR   also write the printed account, the claims and the figures' data into DIR\n"
          "  --help       show this message";
 }
 
 Options parse_arguments(int argc, const char* const* argv) {
   // doctest's own options (long names; each may also be written --dt-NAME or with its short form).
+  // clang-format off
   static const char* const doctest_options[] = {
       "test-case", "tc", "test-case-exclude", "tce", "source-file", "sf", "source-file-exclude", "sfe",
       "test-suite", "ts", "test-suite-exclude", "tse", "subcase", "sc", "subcase-exclude", "sce",
@@ -179,12 +183,13 @@ Options parse_arguments(int argc, const char* const* argv) {
       "no-line-numbers", "nln", "no-debug-output", "ndo", "no-skipped-summary", "nss",
       "no-time-in-output", "ntio", "count", "c", "list-test-cases", "ltc", "list-test-suites", "lts",
       "list-reporters", "lr", "version", "v"};
+  // clang-format on
   const std::string program = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "chapter";
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--emit") {
-      if (i + 1 >= argc) throw ValueError("--emit needs a directory\n" + usage(program));
+      if (i + 1 >= argc) throw ValueError("--emit needs a directory\n", usage(program));
       o.emit_dir = argv[++i];
       continue;
     }
@@ -204,7 +209,7 @@ Options parse_arguments(int argc, const char* const* argv) {
       known = false;
       for (const char* d : doctest_options) known = known || name == d;
     }
-    if (!known) throw ValueError("unknown option '" + a + "'\n" + usage(program));
+    if (!known) throw ValueError("unknown option '", a, "'\n", usage(program));
     if ((name == "test-case" || name == "tc") && a.find('=') != std::string::npos)
       o.test_case_filters.push_back(a.substr(a.find('=') + 1));
     o.doctest_args.push_back(a);
@@ -244,7 +249,7 @@ void write_emitted(const std::string& dir) {
   auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream f(fs::path(dir) / name, std::ios::binary);
     f << text;
-    if (!f) throw ValueError("--emit: cannot write " + (fs::path(dir) / name).string());
+    if (!f) throw ValueError("--emit: cannot write ", (fs::path(dir) / name).string());
   };
   write("output.txt", state().account);
   Json list = Json::array();

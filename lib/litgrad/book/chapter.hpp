@@ -120,7 +120,7 @@ struct Claim {
 struct Options {
   std::string emit_dir;
   bool help = false;
-  std::vector<std::string> doctest_args;  // passed on to doctest (filters, reporters, ...)
+  std::vector<std::string> doctest_args;       // passed on to doctest (filters, reporters, ...)
   std::vector<std::string> test_case_filters;  // the values of --test-case, as written
 };
 
@@ -130,7 +130,7 @@ std::string usage(const std::string& program);
 void begin_claim(const std::string& name, const std::string& file, int line);
 void end_claim(bool passed);
 const std::vector<Claim>& claims();
-std::string summary_line();            // "12 claims checked, 12 held."
+std::string summary_line();                  // "12 claims checked, 12 held."
 void write_emitted(const std::string& dir);  // output.txt, claims.json, figures/<name>.json
 
 }  // namespace detail

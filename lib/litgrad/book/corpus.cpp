@@ -80,7 +80,7 @@ Gloss parse_line(const std::string& line, const std::string& where) {
 
 Glosses read_wordnet(const std::string& directory, double held_out_share, std::uint64_t seed) {
   if (!(held_out_share >= 0 && held_out_share <= 1))
-    throw ValueError("read_wordnet: held_out_share must be in [0, 1], got " + std::to_string(held_out_share));
+    throw ValueError("read_wordnet: held_out_share must be in [0, 1], got ", held_out_share);
   std::vector<Gloss> all;
   for (const char* part : {"noun", "verb", "adj", "adv"}) {
     const std::string path = directory + "/data." + part;

@@ -16,8 +16,8 @@ Json heatmap(const Tensor& values, const std::vector<std::string>& rows, const s
              const std::string& xlabel, const std::string& ylabel) {
   if (values.dim() != 2 || values.size(0) != static_cast<std::int64_t>(rows.size()) ||
       values.size(1) != static_cast<std::int64_t>(columns.size()))
-    throw ShapeError("heatmap: values of shape " + to_string(values.shape()) + " with " + std::to_string(rows.size()) +
-                     " row and " + std::to_string(columns.size()) + " column labels");
+    throw ShapeError("heatmap: values of shape ", values.shape(), " with ", rows.size(), " row and ", columns.size(),
+                     " column labels");
   return Json::object()
       .set("kind", "heatmap")
       .set("values", Json::from(values))
@@ -28,7 +28,7 @@ Json heatmap(const Tensor& values, const std::vector<std::string>& rows, const s
 }
 
 std::vector<std::string> numbered(std::int64_t n, const std::string& prefix, std::int64_t first) {
-  if (n < 0) throw ValueError("numbered: a count of " + std::to_string(n) + " labels");
+  if (n < 0) throw ValueError("numbered: a count of ", n, " labels");
   std::vector<std::string> labels;
   for (std::int64_t i = 0; i < n; ++i) labels.push_back(prefix + std::to_string(first + i));
   return labels;
@@ -39,8 +39,7 @@ Json side_by_side(const std::vector<Json>& panels) {
 }
 
 Json series(const std::string& label, const std::vector<double>& x, const std::vector<double>& y) {
-  if (x.size() != y.size())
-    throw ShapeError("series: " + std::to_string(x.size()) + " x values and " + std::to_string(y.size()) + " y values");
+  if (x.size() != y.size()) throw ShapeError("series: ", x.size(), " x values and ", y.size(), " y values");
   return Json::object().set("label", label).set("x", Json::from(x)).set("y", Json::from(y));
 }
 
@@ -68,8 +67,7 @@ Json graph(const std::vector<GraphNode>& nodes, const std::vector<std::pair<int,
   for (const auto& node : nodes) n.push(Json::object().set("label", node.label).set("layer", node.layer));
   for (const auto& [from, to] : edges) {
     if (from < 0 || to < 0 || from >= static_cast<int>(nodes.size()) || to >= static_cast<int>(nodes.size()))
-      throw ValueError("graph: edge " + std::to_string(from) + " -> " + std::to_string(to) + " for " +
-                       std::to_string(nodes.size()) + " nodes");
+      throw ValueError("graph: edge ", from, " -> ", to, " for ", nodes.size(), " nodes");
     e.push(Json::array().push(from).push(to));
   }
   return Json::object().set("kind", "graph").set("nodes", n).set("edges", e);
@@ -77,9 +75,9 @@ Json graph(const std::vector<GraphNode>& nodes, const std::vector<std::pair<int,
 
 Json field(const std::vector<double>& x, const std::vector<double>& y, const Tensor& z, const std::string& style,
            int levels, bool log_levels) {
-  if (z.dim() != 2 || z.size(0) != static_cast<std::int64_t>(y.size()) || z.size(1) != static_cast<std::int64_t>(x.size()))
-    throw ShapeError("field: z of shape " + to_string(z.shape()) + " for " + std::to_string(y.size()) + " y and " +
-                     std::to_string(x.size()) + " x values");
+  if (z.dim() != 2 || z.size(0) != static_cast<std::int64_t>(y.size()) ||
+      z.size(1) != static_cast<std::int64_t>(x.size()))
+    throw ShapeError("field: z of shape ", z.shape(), " for ", y.size(), " y and ", x.size(), " x values");
   return Json::object()
       .set("x", Json::from(x))
       .set("y", Json::from(y))
@@ -92,16 +90,14 @@ Json field(const std::vector<double>& x, const std::vector<double>& y, const Ten
 Json points(const std::string& label, const std::vector<double>& x, const std::vector<double>& y,
             const std::vector<std::string>& text) {
   if (x.size() != y.size() || (!text.empty() && text.size() != x.size()))
-    throw ShapeError("points: " + std::to_string(x.size()) + " x, " + std::to_string(y.size()) + " y and " +
-                     std::to_string(text.size()) + " labels");
+    throw ShapeError("points: ", x.size(), " x, ", y.size(), " y and ", text.size(), " labels");
   Json p = Json::object().set("label", label).set("x", Json::from(x)).set("y", Json::from(y));
   if (!text.empty()) p.set("text", Json::from(text));
   return p;
 }
 
 Json path(const std::string& label, const std::vector<double>& x, const std::vector<double>& y) {
-  if (x.size() != y.size())
-    throw ShapeError("path: " + std::to_string(x.size()) + " x values and " + std::to_string(y.size()) + " y values");
+  if (x.size() != y.size()) throw ShapeError("path: ", x.size(), " x values and ", y.size(), " y values");
   return Json::object().set("label", label).set("x", Json::from(x)).set("y", Json::from(y));
 }
 

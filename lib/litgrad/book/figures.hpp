@@ -73,7 +73,7 @@ Json path(const std::string& label, const std::vector<double>& x, const std::vec
 
 /// \brief A plot of the plane: an optional field() underneath (pass `Json()` for none), then
 /// paths and points over it, with equal scales on both axes when \p equal_axes.
-Json plane(const std::string& xlabel, const std::string& ylabel, const Json& field,
-           const std::vector<Json>& paths, const std::vector<Json>& points, bool equal_axes = false);
+Json plane(const std::string& xlabel, const std::string& ylabel, const Json& field, const std::vector<Json>& paths,
+           const std::vector<Json>& points, bool equal_axes = false);
 
 }  // namespace litgrad::book

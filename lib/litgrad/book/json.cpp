@@ -77,13 +77,16 @@ namespace {
 void quote(const std::string& s, std::string& out) {
   out += '"';
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (c == '\n') out += "\\n";
+    if (c == '"' || c == '\\')
+      out += '\\', out += c;
+    else if (c == '\n')
+      out += "\\n";
     else if (static_cast<unsigned char>(c) < 0x20) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
       out += buf;
-    } else out += c;
+    } else
+      out += c;
   }
   out += '"';
 }
@@ -95,8 +98,10 @@ void Json::dump_to(std::string& out) const {
     case Kind::Bool: out += number_ != 0 ? "true" : "false"; break;
     case Kind::String: quote(text_, out); break;
     case Kind::Number: {
-      if (std::isnan(number_)) out += "NaN";
-      else if (std::isinf(number_)) out += number_ > 0 ? "Infinity" : "-Infinity";
+      if (std::isnan(number_))
+        out += "NaN";
+      else if (std::isinf(number_))
+        out += number_ > 0 ? "Infinity" : "-Infinity";
       else {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.17g", number_);

@@ -22,7 +22,9 @@ struct ClaimListener : doctest::IReporter {
     litgrad::book::detail::begin_claim(t.m_name, t.m_file.c_str(), t.m_line);
   }
   void test_case_reenter(const doctest::TestCaseData&) override {}
-  void test_case_end(const doctest::CurrentTestCaseStats& s) override { litgrad::book::detail::end_claim(s.testCaseSuccess); }
+  void test_case_end(const doctest::CurrentTestCaseStats& s) override {
+    litgrad::book::detail::end_claim(s.testCaseSuccess);
+  }
   void test_case_exception(const doctest::TestCaseException&) override {}
   void subcase_start(const doctest::SubcaseSignature&) override {}
   void subcase_end() override {}

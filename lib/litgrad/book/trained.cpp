@@ -60,7 +60,7 @@ const std::string& base() {
 class FileLock {
  public:
   explicit FileLock(const std::string& path) : fd_(::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644)) {
-    if (fd_ < 0) throw ValueError("train_once: cannot open the lock file " + path);
+    if (fd_ < 0) throw ValueError("train_once: cannot open the lock file ", path);
     while (::flock(fd_, LOCK_EX) != 0) {
     }
   }
@@ -78,8 +78,9 @@ class FileLock {
 void write_record(const Record& record, const std::string& path) {
   for (const auto& [name, values] : record)
     if (name.empty() || name.find_first_of("\n\r") != std::string::npos || name.front() == ' ')
-      throw ValueError("train_once: a Record's series name must be one line, not empty and not starting with a "
-                       "space; got '" + name + "'");
+      throw ValueError(
+          "train_once: a Record's series name must be one line, not empty and not starting with a space; got '", name,
+          "'");
   const std::string partial = path + ".partial-" + std::to_string(::getpid());
   {
     std::ofstream f(partial);
@@ -91,7 +92,7 @@ void write_record(const Record& record, const std::string& path) {
         f << number;
       }
     }
-    if (!f) throw ValueError("train_once: cannot write " + partial);
+    if (!f) throw ValueError("train_once: cannot write ", partial);
   }
   fs::rename(partial, path);  // readers see all of it or nothing
 }
@@ -123,7 +124,8 @@ double processor_seconds() {
 
 }  // namespace
 
-Record train_once(const std::string& name, std::uint64_t seed, nn::Module& module, const std::function<Record()>& train) {
+Record train_once(const std::string& name, std::uint64_t seed, nn::Module& module,
+                  const std::function<Record()>& train) {
   return train_once(
       name, seed, [&](const std::string& path) { nn::save(module, path); },
       [&](const std::string& path) { nn::load(module, path); }, train);
@@ -131,9 +133,9 @@ Record train_once(const std::string& name, std::uint64_t seed, nn::Module& modul
 
 Record train_once(const std::string& name, std::uint64_t seed, const std::function<void(const std::string&)>& save,
                   const std::function<void(const std::string&)>& load, const std::function<Record()>& train) {
-  if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
-                          std::string::npos)
-    throw ValueError("train_once: name '" + name + "' must be letters, digits, '_' and '-' only");
+  if (name.empty() ||
+      name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
+    throw ValueError("train_once: name '", name, "' must be letters, digits, '_' and '-' only");
   const std::string stem = base() + "-" + name + "-seed" + std::to_string(seed);
   const FileLock lock(stem + ".lock");
   Record record;

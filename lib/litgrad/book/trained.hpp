@@ -38,7 +38,8 @@ using Record = std::map<std::string, std::vector<double>>;
 /// \throws ValueError for a \p name that is not a plain word (letters, digits, `_` and `-`),
 /// or when \p train returns a series whose name is empty, starts with a space or spans lines
 /// (spaces inside a name are kept).
-Record train_once(const std::string& name, std::uint64_t seed, nn::Module& module, const std::function<Record()>& train);
+Record train_once(const std::string& name, std::uint64_t seed, nn::Module& module,
+                  const std::function<Record()>& train);
 
 /// \brief train_once() for anything that is kept by saving it to a file and loading it back,
 /// such as a BPETokenizer: \p save writes the trained thing to the path it is given, \p load

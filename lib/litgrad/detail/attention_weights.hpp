@@ -23,8 +23,8 @@ Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& m
 /// undefined or Float64 and broadcasts to `[..., L, S]`; \p causal hides the keys after each
 /// query as a structure, which the fused weights use to skip work. \p mask and \p causal may
 /// be combined (a causal self-attention with a padding mask, say).
-AttentionOutput attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& mask,
-                          bool causal, double dropout_p, Generator& gen);
+AttentionOutput attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& mask, bool causal,
+                          double dropout_p, Generator& gen);
 
 /// Whether \p additive_mask (`[..., L, S]`, Float64) is the causal mask in every matrix: 0 where
 /// key j <= query i, -inf after.

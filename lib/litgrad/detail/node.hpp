@@ -18,8 +18,8 @@ using BackwardFn = std::function<std::vector<Tensor>(const Tensor& grad_output)>
 /// The same gradients written with operations, so that they are recorded in their turn and can
 /// be differentiated again (autograd::grad with create_graph): given the gradient of the output,
 /// the output and the inputs, each with its history.
-using GraphBackwardFn =
-    std::function<std::vector<Tensor>(const Tensor& grad_output, const Tensor& output, const std::vector<Tensor>& inputs)>;
+using GraphBackwardFn = std::function<std::vector<Tensor>(const Tensor& grad_output, const Tensor& output,
+                                                          const std::vector<Tensor>& inputs)>;
 
 /// Which of an operation's tensors its backward reads: changing one in place between the
 /// forward and the backward would make the gradient wrong, so backward() refuses (as torch's
@@ -39,9 +39,9 @@ struct Node {
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
-  const char* op;              // the operation's public name, e.g. "matmul"
-  std::vector<Tensor> inputs;  // where the gradients go; emptied when the graph is freed
-  BackwardFn backward;         // null once freed by a backward() without retain_graph
+  const char* op;                  // the operation's public name, e.g. "matmul"
+  std::vector<Tensor> inputs;      // where the gradients go; emptied when the graph is freed
+  BackwardFn backward;             // null once freed by a backward() without retain_graph
   GraphBackwardFn graph_backward;  // null when the operation has none (then no create_graph through it)
   Saved saved;
   std::vector<std::uint64_t> input_versions;  // the storage versions of the inputs when recorded

@@ -19,9 +19,9 @@ struct TensorImpl {
   Shape shape;
   DType dtype = DType::Float64;
   bool requires_grad = false;
-  bool retains_grad = false;        // a non-leaf whose gradient backward() keeps in `grad`
-  Tensor grad;                      // accumulated by backward(); leaves (and retains_grad)
-  std::shared_ptr<Node> grad_fn;    // the operation that made this tensor; null for a leaf
+  bool retains_grad = false;      // a non-leaf whose gradient backward() keeps in `grad`
+  Tensor grad;                    // accumulated by backward(); leaves (and retains_grad)
+  std::shared_ptr<Node> grad_fn;  // the operation that made this tensor; null for a leaf
   // Functions called with this tensor's gradient once backward() has it whole, each of which
   // may replace it (register_hook), with the numbers that remove them.
   std::vector<std::pair<std::uint64_t, std::function<Tensor(const Tensor&)>>> hooks;

@@ -11,9 +11,9 @@
 #include <array>
 #include <cstdint>
 
+#include "litgrad/kernels/plain/broadcast.hpp"
 #include "litgrad/kernels/room.hpp"
 #include "litgrad/kernels/strides.hpp"
-#include "litgrad/kernels/plain/broadcast.hpp"
 #if LITGRAD_FAST
 #include "litgrad/kernels/fast/broadcast.hpp"
 #endif

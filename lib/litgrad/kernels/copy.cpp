@@ -69,8 +69,7 @@ void index_rows(const double* x, std::int64_t outer, std::int64_t n, std::int64_
                 const std::vector<std::int64_t>& rows, double* y) {
   const std::int64_t m = static_cast<std::int64_t>(rows.size());
   for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t j = 0; j < m; ++j)
-      std::copy_n(x + (o * n + rows[j]) * inner, inner, y + (o * m + j) * inner);
+    for (std::int64_t j = 0; j < m; ++j) std::copy_n(x + (o * n + rows[j]) * inner, inner, y + (o * m + j) * inner);
 }
 
 void index_rows_backward(const double* g, std::int64_t outer, std::int64_t n, std::int64_t inner,
@@ -89,8 +88,8 @@ void index_rows_backward(const double* g, std::int64_t outer, std::int64_t n, st
 namespace {
 // Copies the picked positions between a full [outer, n, inner] array and a sliced one
 // [outer, m, inner]; with step 1 each outer index's picked positions are one run.
-void copy_picked(const double* from, double* to, bool from_full, std::int64_t outer, std::int64_t n,
-                 std::int64_t inner, std::int64_t start, std::int64_t m, std::int64_t step) {
+void copy_picked(const double* from, double* to, bool from_full, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                 std::int64_t start, std::int64_t m, std::int64_t step) {
   const std::int64_t run = step == 1 ? m * inner : inner, runs = step == 1 ? 1 : m;
   for (std::int64_t o = 0; o < outer; ++o)
     for (std::int64_t j = 0; j < runs; ++j) {
@@ -100,8 +99,8 @@ void copy_picked(const double* from, double* to, bool from_full, std::int64_t ou
 }
 }  // namespace
 
-void slice(const double* x, std::int64_t outer, std::int64_t n, std::int64_t inner, std::int64_t start,
-           std::int64_t m, std::int64_t step, double* y) {
+void slice(const double* x, std::int64_t outer, std::int64_t n, std::int64_t inner, std::int64_t start, std::int64_t m,
+           std::int64_t step, double* y) {
   copy_picked(x, y, true, outer, n, inner, start, m, step);
 }
 
@@ -111,8 +110,8 @@ void slice_backward(const double* g, std::int64_t outer, std::int64_t n, std::in
   copy_picked(g, dx, false, outer, n, inner, start, m, step);
 }
 
-void place(const double* piece, std::int64_t outer, std::int64_t piece_n, std::int64_t inner, double* y,
-           std::int64_t n, std::int64_t at) {
+void place(const double* piece, std::int64_t outer, std::int64_t piece_n, std::int64_t inner, double* y, std::int64_t n,
+           std::int64_t at) {
   for (std::int64_t o = 0; o < outer; ++o)
     std::copy_n(piece + o * piece_n * inner, piece_n * inner, y + (o * n + at) * inner);
 }

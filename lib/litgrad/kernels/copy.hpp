@@ -45,15 +45,15 @@ void index_rows_backward(const double* g, std::int64_t outer, std::int64_t n, st
                          const std::vector<std::int64_t>& rows, double* dx, std::int64_t skip = -1);
 
 /// x as [outer, n, inner]; y as [outer, m, inner]: y[o, j, :] = x[o, start + j step, :].
-void slice(const double* x, std::int64_t outer, std::int64_t n, std::int64_t inner, std::int64_t start,
-           std::int64_t m, std::int64_t step, double* y);
+void slice(const double* x, std::int64_t outer, std::int64_t n, std::int64_t inner, std::int64_t start, std::int64_t m,
+           std::int64_t step, double* y);
 /// dx (x's layout, written whole): g where slice() read, 0 elsewhere.
 void slice_backward(const double* g, std::int64_t outer, std::int64_t n, std::int64_t inner, std::int64_t start,
                     std::int64_t m, std::int64_t step, double* dx);
 
 /// y as [outer, n, inner]; piece as [outer, piece_n, inner]: y[o, at + j, :] = piece[o, j, :].
-void place(const double* piece, std::int64_t outer, std::int64_t piece_n, std::int64_t inner, double* y,
-           std::int64_t n, std::int64_t at);
+void place(const double* piece, std::int64_t outer, std::int64_t piece_n, std::int64_t inner, double* y, std::int64_t n,
+           std::int64_t at);
 
 /// y (shape [shape[p[0]], ..., shape[p[r-1]]]) = x (shape) with its dimensions permuted.
 void permute(const double* x, const Shape& shape, const std::vector<std::int64_t>& p, double* y);

@@ -53,8 +53,8 @@ void zip(const Shape& out, const double* a, const Shape& as, const double* b, co
 /// the operand that produced it, in out's row-major order. That sum is the un-broadcasting: an
 /// operand stretched along a dimension gets the sum of the gradients along it.
 template <int Which, class DF>
-void zip_backward(const Shape& out, const double* a, const Shape& as, const double* b, const Shape& bs,
-                  const double* g, double* grad, DF df) {
+void zip_backward(const Shape& out, const double* a, const Shape& as, const double* b, const Shape& bs, const double* g,
+                  double* grad, DF df) {
   if (as == out && bs == out)  // nothing broadcast: each element of grad gets one term
     return in_ranges(numel(out), kElementWork, [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t i = begin; i < end; ++i) grad[i] += df(a[i], b[i], g[i]);

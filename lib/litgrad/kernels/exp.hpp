@@ -52,7 +52,8 @@ inline double vector_exp(double x) {
   std::memcpy(&tb, &t, sizeof t);
   std::memcpy(&sb, &shifter, sizeof shifter);
   const std::int64_t ki = static_cast<std::int64_t>(tb - sb), k1 = ki / 2, k2 = ki - k1;
-  const std::uint64_t b1 = static_cast<std::uint64_t>(k1 + 1023) << 52, b2 = static_cast<std::uint64_t>(k2 + 1023) << 52;
+  const std::uint64_t b1 = static_cast<std::uint64_t>(k1 + 1023) << 52, b2 = static_cast<std::uint64_t>(k2 + 1023)
+                                                                             << 52;
   double s1, s2;
   std::memcpy(&s1, &b1, sizeof s1);
   std::memcpy(&s2, &b2, sizeof s2);

@@ -50,9 +50,13 @@ struct Allocator {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
   template <class U>
-  bool operator==(const Allocator<U>&) const { return true; }
+  bool operator==(const Allocator<U>&) const {
+    return true;
+  }
   template <class U>
-  bool operator!=(const Allocator<U>&) const { return false; }
+  bool operator!=(const Allocator<U>&) const {
+    return false;
+  }
 };
 
 /// std::make_shared for the library's records (tensors, storages, graph nodes), from the

@@ -25,8 +25,8 @@ int thread_count_from(const char* text) {
     used = 0;
   }
   if (used == 0 || used != value.size() || threads < 1 || threads > kMostThreads)
-    throw ValueError("LITGRAD_THREADS: the number of threads must be a whole number from 1 to " +
-                     std::to_string(kMostThreads) + ", got '" + value + "'");
+    throw ValueError("LITGRAD_THREADS: the number of threads must be a whole number from 1 to ", kMostThreads,
+                     ", got '", value, "'");
   return static_cast<int>(threads);
 }
 
@@ -51,6 +51,8 @@ void set_thread_count(int threads) { count.store(threads, std::memory_order_rela
 
 std::int64_t work_per_part() { return least_work.load(std::memory_order_relaxed); }
 
-void set_work_per_part(std::int64_t work) { least_work.store(std::max<std::int64_t>(work, 1), std::memory_order_relaxed); }
+void set_work_per_part(std::int64_t work) {
+  least_work.store(std::max<std::int64_t>(work, 1), std::memory_order_relaxed);
+}
 
 }  // namespace litgrad::kernels

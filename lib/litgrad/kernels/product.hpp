@@ -149,7 +149,9 @@ inline void batched_product(const Shape& batch, double* c, const Shape& cb, std:
   if (parts > 1) {
     std::vector<std::array<std::int64_t, 3>> at;  // each product's matrices of C, A and B
     at.reserve(static_cast<std::size_t>(count));
-    for_each_broadcast<3>(batch, {&cb, &ab, &bb}, [&](std::int64_t, const auto& o) { at.push_back({o[0], o[1], o[2]}); });
+    for_each_broadcast<3>(batch, {&cb, &ab, &bb}, [&](std::int64_t, const auto& o) {
+      at.push_back({o[0], o[1], o[2]});
+    });
     detail::count_multiply_adds(count * n * k * m);  // on this thread, which FlopCounter watches
     parallel_for(parts, [&](std::int64_t part) {
       room::Product multiply(n, k, m, /*overwrite=*/!accumulate);

@@ -39,7 +39,7 @@ inline SumLayout sum_layout(const Shape& shape, const std::vector<bool>& reduced
   for (std::size_t d = 0; d < first_reduced; ++d) rows = rows && !reduced[d];
   int part = 0;  // 0: before the summed dimensions, 1: among them, 2: after them
   for (std::size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;  // sits on either side of a boundary
+    if (shape[d] == 1) continue;    // sits on either side of a boundary
     if (reduced[d] && part == 2) {  // a second run of summed ones
       layout.kind = SumLayout::Kind::Scattered;
       return layout;
@@ -61,8 +61,8 @@ void max_along(const double* x, std::int64_t outer, std::int64_t n, std::int64_t
                double* indices);
 //   max_along_backward: dx (x's layout, written whole) gets each g at the position that won, 0
 //   elsewhere.
-void max_along_backward(const double* g, const double* indices, std::int64_t outer, std::int64_t n,
-                        std::int64_t inner, double* dx);
+void max_along_backward(const double* g, const double* indices, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                        double* dx);
 //   top_positions: the positions of each slice's k largest (smallest unless `largest`) elements,
 //   into indices [outer, k, inner]: a NaN ranks above every number, as in torch, and equal
 //   elements keep their order; in order of rank when `sorted`, else of position.

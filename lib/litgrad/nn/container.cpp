@@ -10,8 +10,7 @@ Tensor Sequential::forward(const Tensor& x) const {
 
 Module& Sequential::operator[](std::size_t index) const {
   if (index >= steps_.size())
-    throw IndexError("Sequential: index " + std::to_string(index) + " is out of range for " +
-                     std::to_string(steps_.size()) + " modules");
+    throw IndexError("Sequential: index ", index, " is out of range for ", steps_.size(), " modules");
   return *steps_[index].module;
 }
 

@@ -50,16 +50,14 @@ class ModuleList : public Module {
   M& at(std::size_t index) const {
     auto* typed = dynamic_cast<M*>(checked(index));
     if (!typed)
-      throw ValueError("ModuleList: module " + std::to_string(index) + " is a " + checked(index)->type() +
-                       ", not the type asked for");
+      throw ValueError("ModuleList: module ", index, " is a ", checked(index)->type(), ", not the type asked for");
     return *typed;
   }
 
  private:
   Module* checked(std::size_t index) const {
     if (index >= modules_.size())
-      throw IndexError("ModuleList: index " + std::to_string(index) + " is out of range for " +
-                       std::to_string(modules_.size()) + " modules");
+      throw IndexError("ModuleList: index ", index, " is out of range for ", modules_.size(), " modules");
     return modules_[index];
   }
   std::vector<Module*> modules_;  // owned by the Module base, which does not move them
@@ -107,8 +105,7 @@ class Sequential : public Module {
   M& at(std::size_t index) const {
     auto* typed = dynamic_cast<M*>(&(*this)[index]);
     if (!typed)
-      throw ValueError("Sequential: module " + std::to_string(index) + " is a " + (*this)[index].type() +
-                       ", not the type asked for");
+      throw ValueError("Sequential: module ", index, " is a ", (*this)[index].type(), ", not the type asked for");
     return *typed;
   }
 

@@ -3,20 +3,19 @@
 #include <algorithm>
 
 #include "litgrad/detail/node.hpp"
-#include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/detail/scatter.hpp"
+#include "litgrad/detail/tensor_impl.hpp"
 #include "litgrad/elementwise.hpp"
 #include "litgrad/error.hpp"
-#include "litgrad/reshaping.hpp"
 #include "litgrad/kernels/copy.hpp"
+#include "litgrad/reshaping.hpp"
 
 namespace litgrad::nn {
 
 namespace {
 std::int64_t checked_padding(const char* op, std::int64_t padding, std::int64_t rows) {
   if (padding < -rows || padding >= rows)
-    throw IndexError(std::string(op) + ": padding_idx " + std::to_string(padding) + " is out of range for " +
-                     std::to_string(rows) + " embeddings");
+    throw IndexError(op, ": padding_idx ", padding, " is out of range for ", rows, " embeddings");
   return padding < 0 ? padding + rows : padding;
 }
 }  // namespace
@@ -25,15 +24,14 @@ std::int64_t checked_padding(const char* op, std::int64_t padding, std::int64_t 
 // dweight[ids[s], :] += g[s, :] for every s, except the row padding_idx.
 Tensor embedding(const Tensor& ids, const Tensor& weight, std::optional<std::int64_t> padding_idx) {
   if (ids.dtype() != DType::Int64)
-    throw ValueError("embedding: ids must be an Int64 tensor, got " + std::string(to_string(ids.dtype())) +
-                     " of shape " + to_string(ids.shape()));
-  if (weight.dim() != 2) throw ValueError("embedding: weight must be 2-D [V, D], got shape " + to_string(weight.shape()));
+    throw ValueError("embedding: ids must be an Int64 tensor, got ", ids.dtype(), " of shape ", ids.shape());
+  if (weight.dim() != 2) throw ValueError("embedding: weight must be 2-D [V, D], got shape ", weight.shape());
   const std::int64_t V = weight.size(0), D = weight.size(1), n = ids.numel();
   const std::int64_t pad = padding_idx ? checked_padding("embedding", *padding_idx, V) : -1;
   const std::int64_t bad = kernels::first_outside(ids.data(), n, static_cast<double>(V));
   if (bad >= 0)
-    throw IndexError("embedding: id " + std::to_string(static_cast<std::int64_t>(ids.data()[bad])) +
-                     " is out of range for " + std::to_string(V) + " embeddings");
+    throw IndexError("embedding: id ", static_cast<std::int64_t>(ids.data()[bad]), " is out of range for ", V,
+                     " embeddings");
   const std::vector<double> picked = ids.to_vector();
   const std::vector<std::int64_t> rows(picked.begin(), picked.end());
   Shape out = ids.shape();
@@ -58,8 +56,7 @@ Tensor embedding(const Tensor& ids, const Tensor& weight, std::optional<std::int
 Embedding::Embedding(std::int64_t n, std::int64_t d, std::optional<std::int64_t> padding, Generator& gen)
     : Module("Embedding"), num_embeddings(n), embedding_dim(d) {
   if (n < 1 || d < 1)
-    throw ValueError("Embedding: num_embeddings and embedding_dim must be at least 1, got " + std::to_string(n) +
-                     " and " + std::to_string(d));
+    throw ValueError("Embedding: num_embeddings and embedding_dim must be at least 1, got ", n, " and ", d);
   if (padding) padding_idx = checked_padding("Embedding", *padding, n);
   weight = randn({n, d}, gen);
   if (padding_idx) std::fill_n(weight.data() + *padding_idx * d, d, 0.0);

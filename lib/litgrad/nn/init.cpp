@@ -15,7 +15,7 @@ void uniform_(Tensor& t, double low, double high, Generator& gen) {
 }
 
 void normal_(Tensor& t, double mean, double std, Generator& gen) {
-  if (!(std >= 0)) throw ValueError("normal_: std must be >= 0, got " + std::to_string(std));
+  if (!(std >= 0)) throw ValueError("normal_: std must be >= 0, got ", std);
   NoGradGuard no_grad;
   t.copy_(std * randn(t.shape(), gen) + mean);
 }
@@ -32,8 +32,7 @@ void ones_(Tensor& t) { constant_(t, 1.0); }
 namespace {
 // fan_in + fan_out as torch counts them: size(1) and size(0), times the receptive field.
 double fan_sum(const char* op, const Tensor& t) {
-  if (t.dim() < 2)
-    throw ShapeError(std::string(op) + ": needs a tensor with at least 2 dimensions, got " + to_string(t.shape()));
+  if (t.dim() < 2) throw ShapeError(op, ": needs a tensor with at least 2 dimensions, got ", t.shape());
   const double receptive = static_cast<double>(t.numel() / (t.size(0) * t.size(1)));
   return (static_cast<double>(t.size(1)) + static_cast<double>(t.size(0))) * receptive;
 }

@@ -16,12 +16,11 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
   bool fits = k >= 1 && x.dim() >= k;
   for (std::int64_t i = 0; fits && i < k; ++i) fits = x.shape()[x.dim() - k + i] == normalized_shape[i];
   if (!fits)
-    throw ShapeError("layer_norm: input of shape " + to_string(x.shape()) + " does not end in normalized_shape " +
-                     to_string(normalized_shape));
+    throw ShapeError("layer_norm: input of shape ", x.shape(), " does not end in normalized_shape ", normalized_shape);
   for (const Tensor* t : {&weight, &bias})
     if (t->defined() && t->shape() != normalized_shape)
-      throw ShapeError(std::string("layer_norm: ") + (t == &weight ? "weight" : "bias") + " of shape " +
-                       to_string(t->shape()) + " differs from normalized_shape " + to_string(normalized_shape));
+      throw ShapeError("layer_norm: ", (t == &weight ? "weight" : "bias"), " of shape ", t->shape(),
+                       " differs from normalized_shape ", normalized_shape);
   std::vector<std::int64_t> dims;
   for (std::int64_t i = x.dim() - k; i < x.dim(); ++i) dims.push_back(i);
   const Tensor centred = x - mean(x, dims, true);
@@ -36,8 +35,8 @@ LayerNorm::LayerNorm(Shape shape, double e, bool affine)
     : Module("LayerNorm"), normalized_shape(std::move(shape)), eps(e), elementwise_affine(affine) {
   if (normalized_shape.empty()) throw ValueError("LayerNorm: normalized_shape must not be empty");
   for (std::int64_t n : normalized_shape)
-    if (n < 1) throw ValueError("LayerNorm: sizes must be at least 1, got " + to_string(normalized_shape));
-  if (!(eps >= 0)) throw ValueError("LayerNorm: eps must be non-negative, got " + std::to_string(eps));
+    if (n < 1) throw ValueError("LayerNorm: sizes must be at least 1, got ", normalized_shape);
+  if (!(eps >= 0)) throw ValueError("LayerNorm: eps must be non-negative, got ", eps);
   if (affine) {
     weight = ones(normalized_shape);
     bias = zeros(normalized_shape);
@@ -51,7 +50,8 @@ Tensor LayerNorm::forward(const Tensor& x) const { return layer_norm(x, normaliz
 std::string LayerNorm::extra_repr() const {
   std::ostringstream os;
   os << "(";
-  for (std::size_t i = 0; i < normalized_shape.size(); ++i) os << normalized_shape[i] << (normalized_shape.size() == 1 ? "," : i + 1 < normalized_shape.size() ? ", " : "");
+  for (std::size_t i = 0; i < normalized_shape.size(); ++i)
+    os << normalized_shape[i] << (normalized_shape.size() == 1 ? "," : i + 1 < normalized_shape.size() ? ", " : "");
   os << "), eps=" << eps << ", elementwise_affine=" << (elementwise_affine ? "True" : "False");
   return os.str();
 }

@@ -32,8 +32,7 @@ class Linear : public Module {
  public:
   /// \brief A layer from \p in_features to \p out_features, with a bias unless \p bias is false.
   /// \throws ValueError for a size below 1.
-  Linear(std::int64_t in_features, std::int64_t out_features, bool bias = true,
-         Generator& gen = default_generator());
+  Linear(std::int64_t in_features, std::int64_t out_features, bool bias = true, Generator& gen = default_generator());
 
   /// \brief `x Wᵀ + b`. \throws ShapeError when x's last dimension is not in_features.
   Tensor forward(const Tensor& x) const;

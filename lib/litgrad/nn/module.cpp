@@ -22,8 +22,9 @@ std::ptrdiff_t Module::member_offset(const char* what, const std::string& name, 
   const std::ptrdiff_t offset = static_cast<const char*>(member) - reinterpret_cast<const char*>(this);
   constexpr std::ptrdiff_t kLargestModule = 1 << 16;
   if (offset < static_cast<std::ptrdiff_t>(sizeof(Module)) || offset >= kLargestModule)
-    throw ValueError(type_ + ": " + what + " '" + name + "' is not a member of this module; register members "
-                     "only (a module held by pointer is handed over with add_module)");
+    throw ValueError(type_, ": ", what, " '", name,
+                     "' is not a member of this module; register members only (a module held by pointer is handed over "
+                     "with add_module)");
   return offset;
 }
 
@@ -51,7 +52,7 @@ void Module::register_module(const std::string& name, Module& child) {
 }
 
 Module& Module::add_module(const std::string& name, std::unique_ptr<Module> child) {
-  if (!child) throw ValueError(type_ + ": add_module '" + name + "' was given no module");
+  if (!child) throw ValueError(type_, ": add_module '", name, "' was given no module");
   owned_.push_back(std::move(child));
   children_.push_back({name, 0, owned_.back().get()});
   return *owned_.back();
@@ -94,7 +95,7 @@ Tensor Module::parameter(const std::string& name) const {
     if (n == name) return p;
     known += (known.empty() ? "" : ", ") + n;
   }
-  throw ValueError(type_ + ": no parameter named '" + name + "' (it has: " + known + ")");
+  throw ValueError(type_, ": no parameter named '", name, "' (it has: ", known, ")");
 }
 
 StateDict Module::state_dict() const {

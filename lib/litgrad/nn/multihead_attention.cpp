@@ -20,14 +20,11 @@ constexpr const char* kOp = "MultiheadAttention";
 
 std::int64_t checked_embed_dim(std::int64_t embed_dim, std::int64_t num_heads, const MultiheadAttentionOptions& o) {
   if (embed_dim < 1 || num_heads < 1 || o.kdim < 0 || o.vdim < 0)
-    throw ValueError(std::string(kOp) + ": embed_dim and num_heads must be at least 1 and kdim, vdim not negative, got embed_dim=" +
-                     std::to_string(embed_dim) + " num_heads=" + std::to_string(num_heads) + " kdim=" +
-                     std::to_string(o.kdim) + " vdim=" + std::to_string(o.vdim));
+    throw ValueError(kOp, ": embed_dim and num_heads must be at least 1 and kdim, vdim not negative, got embed_dim=",
+                     embed_dim, " num_heads=", num_heads, " kdim=", o.kdim, " vdim=", o.vdim);
   if (embed_dim % num_heads != 0)
-    throw ValueError(std::string(kOp) + ": embed_dim " + std::to_string(embed_dim) + " is not divisible by num_heads " +
-                     std::to_string(num_heads));
-  if (!(o.dropout >= 0 && o.dropout < 1))
-    throw ValueError(std::string(kOp) + ": dropout must be in [0, 1), got " + std::to_string(o.dropout));
+    throw ValueError(kOp, ": embed_dim ", embed_dim, " is not divisible by num_heads ", num_heads);
+  if (!(o.dropout >= 0 && o.dropout < 1)) throw ValueError(kOp, ": dropout must be in [0, 1), got ", o.dropout);
   return embed_dim;
 }
 
@@ -40,8 +37,7 @@ MultiheadAttentionOptions resolved(MultiheadAttentionOptions o, std::int64_t emb
 // A Bool mask (true = forbidden) as numbers to add: 0 or -inf. A Float64 mask as it is.
 Tensor additive(const char* name, const Tensor& mask) {
   if (mask.dtype() == DType::Bool) return masked_fill(zeros(mask.shape()), mask, -INFINITY);
-  if (mask.dtype() != DType::Float64)
-    throw ValueError(std::string(kOp) + ": " + name + " must be Bool or Float64, got " + to_string(mask.dtype()));
+  if (mask.dtype() != DType::Float64) throw ValueError(kOp, ": ", name, " must be Bool or Float64, got ", mask.dtype());
   return mask;
 }
 
@@ -54,8 +50,7 @@ Tensor pad_last(const Tensor& mask) {
 }
 
 void require_shape(const char* what, const Tensor& t, const Shape& expected) {
-  if (t.shape() != expected)
-    throw ShapeError(std::string(kOp) + ": " + what + " of shape " + to_string(t.shape()) + " should be " + to_string(expected));
+  if (t.shape() != expected) throw ShapeError(kOp, ": ", what, " of shape ", t.shape(), " should be ", expected);
 }
 
 }  // namespace
@@ -101,18 +96,17 @@ MultiheadAttention::MultiheadAttention(std::int64_t e, std::int64_t h, Multihead
 }
 
 AttentionOutput MultiheadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
-                                            const Tensor& key_padding_mask, bool need_weights,
-                                            const Tensor& attn_mask, bool average_attn_weights,
-                                            bool is_causal) const {
+                                            const Tensor& key_padding_mask, bool need_weights, const Tensor& attn_mask,
+                                            bool average_attn_weights, bool is_causal) const {
   const std::int64_t E = embed_dim, H = num_heads;
 
   // 1. Bring the inputs to torch's internal layout, [L, N, E] (sequence first).
   if (query.dim() != 2 && query.dim() != 3)
-    throw ShapeError(std::string(kOp) + ": query of shape " + to_string(query.shape()) +
+    throw ShapeError(kOp, ": query of shape ", query.shape(),
                      " should be [L,N,E], [N,L,E] with batch_first, or [L,E] unbatched");
   if (key.dim() != query.dim() || value.dim() != query.dim())
-    throw ShapeError(std::string(kOp) + ": query, key and value should have the same number of dimensions, got " +
-                     to_string(query.shape()) + ", " + to_string(key.shape()) + " and " + to_string(value.shape()));
+    throw ShapeError(kOp, ": query, key and value should have the same number of dimensions, got ", query.shape(), ", ",
+                     key.shape(), " and ", value.shape());
   const bool batched = query.dim() == 3;
   Tensor q = query, k = key, v = value, padding = key_padding_mask;
   if (!batched) {
@@ -140,8 +134,8 @@ AttentionOutput MultiheadAttention::forward(const Tensor& query, const Tensor& k
     } else if (mask.dim() == 3) {
       require_shape("attn_mask", attn_mask, batched ? Shape{N * H, L, S} : Shape{H, L, S});
     } else {
-      throw ShapeError(std::string(kOp) + ": attn_mask of shape " + to_string(attn_mask.shape()) + " should be [L,S] = " +
-                       to_string({L, S}) + " or [N*H,L,S] = " + to_string({N * H, L, S}));
+      throw ShapeError(kOp, ": attn_mask of shape ", attn_mask.shape(), " should be [L,S] = ", Shape{L, S},
+                       " or [N*H,L,S] = ", Shape{N * H, L, S});
     }
   }
   // is_causal: a hint that attn_mask is the causal mask, checked; the causality then becomes a
@@ -149,11 +143,13 @@ AttentionOutput MultiheadAttention::forward(const Tensor& query, const Tensor& k
   bool causal = false;
   if (is_causal) {
     if (!mask.defined())
-      throw ValueError(std::string(kOp) + ": is_causal is a hint that attn_mask is the causal mask; pass "
-                       "attn_mask = generate_square_subsequent_mask(" + std::to_string(L) + ") with it, as torch asks");
+      throw ValueError(
+          kOp,
+          ": is_causal is a hint that attn_mask is the causal mask; pass attn_mask = generate_square_subsequent_mask(",
+          L, ") with it, as torch asks");
     if (!detail::is_causal_mask(mask))
-      throw ValueError(std::string(kOp) + ": is_causal was given, but attn_mask of shape " +
-                       to_string(attn_mask.shape()) + " is not the causal mask (0 where key j <= query i, -inf after)");
+      throw ValueError(kOp, ": is_causal was given, but attn_mask of shape ", attn_mask.shape(),
+                       " is not the causal mask (0 where key j <= query i, -inf after)");
     if (!bias_k.defined() && !options.add_zero_attn) {
       causal = true;
       mask = Tensor();
@@ -227,23 +223,23 @@ Tensor MultiheadAttention::forward_cached(const Tensor& x, KVCache& cache) const
   const std::int64_t E = embed_dim, H = num_heads;
   const std::string op = std::string(kOp) + ".forward_cached";
   if (!in_proj_weight.defined() || bias_k.defined() || options.add_zero_attn)
-    throw ValueError(op + ": decodes self-attention with kdim = vdim = embed_dim and without add_bias_kv or "
-                     "add_zero_attn");
+    throw ValueError(op,
+                     ": decodes self-attention with kdim = vdim = embed_dim and without add_bias_kv or add_zero_attn");
   if (is_training() && options.dropout > 0)
-    throw ValueError(op + ": decoding is done in evaluation, where dropout is off; call eval() first (dropout " +
-                     std::to_string(options.dropout) + ")");
+    throw ValueError(op, ": decoding is done in evaluation, where dropout is off; call eval() first (dropout ",
+                     options.dropout, ")");
   if ((x.dim() != 2 && x.dim() != 3) || x.size(-1) != E)
-    throw ShapeError(op + ": x of shape " + to_string(x.shape()) + " should be [L,N," + std::to_string(E) +
-                     "], [N,L," + std::to_string(E) + "] with batch_first, or [L," + std::to_string(E) + "] unbatched");
+    throw ShapeError(op, ": x of shape ", x.shape(), " should be [L,N,", E, "], [N,L,", E, "] with batch_first, or [L,",
+                     E, "] unbatched");
   // 1. To [L, N, E], as forward() does.
   const bool batched = x.dim() == 3;
   const Tensor q = !batched ? unsqueeze(x, 1) : options.batch_first ? transpose(x, 0, 1) : x;
   const std::int64_t L = q.size(0), N = q.size(1), seen = cache.size();
-  if (seen > 0 && (cache.keys.size(0) != N * H || cache.keys.size(2) != head_dim ||
-                   !cache.values.defined() || cache.values.shape() != cache.keys.shape()))
-    throw ShapeError(op + ": the cache holds keys of shape " + to_string(cache.keys.shape()) + " and values of shape " +
-                     (cache.values.defined() ? to_string(cache.values.shape()) : std::string("(none)")) +
-                     ", but this layer and x need [" + std::to_string(N * H) + ",S," + std::to_string(head_dim) + "]");
+  if (seen > 0 && (cache.keys.size(0) != N * H || cache.keys.size(2) != head_dim || !cache.values.defined() ||
+                   cache.values.shape() != cache.keys.shape()))
+    throw ShapeError(op, ": the cache holds keys of shape ", cache.keys.shape(), " and values of shape ",
+                     (cache.values.defined() ? to_string(cache.values.shape()) : std::string("(none)")),
+                     ", but this layer and x need [", N * H, ",S,", head_dim, "]");
   // 2. The new tokens' projections and heads: [L, N, E] -> [N*H, L, E/H] (forward()'s steps 3 and 5).
   auto block = [&](const Tensor& w, std::int64_t i) { return w.defined() ? slice(w, 0, i * E, (i + 1) * E) : w; };
   auto heads = [&](const Tensor& t) { return transpose(reshape(t, {L, N * H, head_dim}), 0, 1); };

@@ -126,11 +126,11 @@ class MultiheadAttention : public Module {
 
   std::string extra_repr() const override;
 
-  const std::int64_t embed_dim;  ///< E: features of query and output
-  const std::int64_t num_heads;  ///< H
-  const std::int64_t head_dim;   ///< E / H
-  const std::int64_t kdim;       ///< features of key
-  const std::int64_t vdim;       ///< features of value
+  const std::int64_t embed_dim;             ///< E: features of query and output
+  const std::int64_t num_heads;             ///< H
+  const std::int64_t head_dim;              ///< E / H
+  const std::int64_t kdim;                  ///< features of key
+  const std::int64_t vdim;                  ///< features of value
   const MultiheadAttentionOptions options;  ///< as given, with kdim and vdim resolved
 
   Tensor in_proj_weight;  ///< `[3E, E]`, rows q then k then v; undefined when kdim or vdim != E

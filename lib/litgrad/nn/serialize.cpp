@@ -11,7 +11,7 @@ void load(Module& module, const std::string& path) {
   try {
     module.load_state_dict(dict, true);
   } catch (const ValueError& e) {
-    throw ValueError("load: " + path + ": " + e.what());
+    throw ValueError("load: ", path, ": ", e.what());
   }
 }
 

@@ -11,10 +11,9 @@ namespace litgrad::nn {
 namespace {
 MultiheadAttentionOptions attention_options(const TransformerEncoderLayerOptions& o) {
   if (o.activation != "relu" && o.activation != "gelu")
-    throw ValueError("TransformerEncoderLayer: activation must be \"relu\" or \"gelu\", got \"" + o.activation + "\"");
+    throw ValueError("TransformerEncoderLayer: activation must be \"relu\" or \"gelu\", got \"", o.activation, "\"");
   if (o.dim_feedforward < 1)
-    throw ValueError("TransformerEncoderLayer: dim_feedforward must be at least 1, got " +
-                     std::to_string(o.dim_feedforward));
+    throw ValueError("TransformerEncoderLayer: dim_feedforward must be at least 1, got ", o.dim_feedforward);
   MultiheadAttentionOptions a;
   a.dropout = o.dropout;
   a.batch_first = o.batch_first;
@@ -70,14 +69,13 @@ Tensor TransformerEncoderLayer::block(const Tensor& src, const std::function<Ten
   return x;
 }
 
-Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mask,
-                                        const Tensor& src_key_padding_mask, bool is_causal) const {
+Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mask, const Tensor& src_key_padding_mask,
+                                        bool is_causal) const {
   if (src.dim() != 2 && src.dim() != 3)
-    throw ShapeError("TransformerEncoderLayer: src of shape " + to_string(src.shape()) +
+    throw ShapeError("TransformerEncoderLayer: src of shape ", src.shape(),
                      " should be [L, N, E], [N, L, E] with batch_first, or [L, E] unbatched");
-  return block(src, [&](const Tensor& x) {
-    return self_attention_block(x, src_mask, src_key_padding_mask, is_causal);
-  });
+  return block(src,
+               [&](const Tensor& x) { return self_attention_block(x, src_mask, src_key_padding_mask, is_causal); });
 }
 
 Tensor TransformerEncoderLayer::forward_cached(const Tensor& src, KVCache& cache) const {
@@ -90,8 +88,7 @@ Tensor TransformerEncoderLayer::forward_cached(const Tensor& src, KVCache& cache
 TransformerEncoder::TransformerEncoder(const TransformerEncoderLayer& encoder_layer, std::int64_t num_layers,
                                        std::unique_ptr<LayerNorm> final_norm)
     : Module("TransformerEncoder"), norm(final_norm.get()) {
-  if (num_layers < 1)
-    throw ValueError("TransformerEncoder: num_layers must be at least 1, got " + std::to_string(num_layers));
+  if (num_layers < 1) throw ValueError("TransformerEncoder: num_layers must be at least 1, got ", num_layers);
   const std::int64_t d_model = encoder_layer.self_attn.embed_dim, nhead = encoder_layer.self_attn.num_heads;
   const StateDict weights = encoder_layer.state_dict();
   for (std::int64_t i = 0; i < num_layers; ++i) {
@@ -114,8 +111,8 @@ Tensor TransformerEncoder::forward(const Tensor& src, const Tensor& mask, const 
 Tensor TransformerEncoder::forward_cached(const Tensor& src, std::vector<KVCache>& caches) const {
   if (caches.empty()) caches.resize(layers.size());
   if (caches.size() != layers.size())
-    throw ValueError("TransformerEncoder.forward_cached: " + std::to_string(caches.size()) + " caches for " +
-                     std::to_string(layers.size()) + " layers; pass one per layer, or none to start");
+    throw ValueError("TransformerEncoder.forward_cached: ", caches.size(), " caches for ", layers.size(),
+                     " layers; pass one per layer, or none to start");
   Tensor x = src;
   for (std::size_t i = 0; i < layers.size(); ++i) x = layer(i).forward_cached(x, caches[i]);
   return norm ? (*norm)(x) : x;

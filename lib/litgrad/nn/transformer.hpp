@@ -68,8 +68,8 @@ class TransformerEncoderLayer : public Module {
   Tensor forward(const Tensor& src, const Tensor& src_mask = Tensor(), const Tensor& src_key_padding_mask = Tensor(),
                  bool is_causal = false) const;
   /// \brief forward().
-  Tensor operator()(const Tensor& src, const Tensor& src_mask = Tensor(),
-                    const Tensor& src_key_padding_mask = Tensor(), bool is_causal = false) const {
+  Tensor operator()(const Tensor& src, const Tensor& src_mask = Tensor(), const Tensor& src_key_padding_mask = Tensor(),
+                    bool is_causal = false) const {
     return forward(src, src_mask, src_key_padding_mask, is_causal);
   }
 

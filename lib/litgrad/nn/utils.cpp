@@ -13,8 +13,8 @@ namespace litgrad::nn::utils {
 // As torch computes it: the norm of each gradient, then the norm of those norms; every gradient
 // multiplied by max_norm / (total + 1e-6) when that is below 1.
 double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type) {
-  if (!(max_norm >= 0)) throw ValueError("clip_grad_norm_: max_norm must be at least 0, got " + std::to_string(max_norm));
-  if (!(norm_type > 0)) throw ValueError("clip_grad_norm_: norm_type must be positive, got " + std::to_string(norm_type));
+  if (!(max_norm >= 0)) throw ValueError("clip_grad_norm_: max_norm must be at least 0, got ", max_norm);
+  if (!(norm_type > 0)) throw ValueError("clip_grad_norm_: norm_type must be positive, got ", norm_type);
   NoGradGuard no_grad;
   std::vector<Tensor> norms;
   for (const Tensor& p : parameters)

@@ -31,9 +31,8 @@ void Adam::check(const ParamGroup& group, std::size_t index) const {
   const double lr = group["lr"], beta1 = group["beta1"], beta2 = group["beta2"], eps = group["eps"];
   const double weight_decay = group["weight_decay"];
   if (!(lr >= 0) || !(eps >= 0) || !(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1) || !(weight_decay >= 0))
-    throw ValueError(name() + ": need lr >= 0, eps >= 0, 0 <= betas < 1, weight_decay >= 0; got lr=" + format(lr) +
-                     " betas=(" + format(beta1) + ", " + format(beta2) + ") eps=" + format(eps) +
-                     " weight_decay=" + format(weight_decay) + " (param group " + std::to_string(index) + ")");
+    throw ValueError(name(), ": need lr >= 0, eps >= 0, 0 <= betas < 1, weight_decay >= 0; got lr=", lr, " betas=(",
+                     beta1, ", ", beta2, ") eps=", eps, " weight_decay=", weight_decay, " (param group ", index, ")");
 }
 
 void Adam::step() {

@@ -9,11 +9,11 @@ namespace litgrad::optim {
 /// \brief Adam's settings; the defaults are torch's. They become the hyper-parameters `lr`,
 /// `beta1`, `beta2`, `eps` and `weight_decay` of every group that does not set its own.
 struct AdamOptions {
-  double lr = 1e-3;            ///< the learning rate
-  double beta1 = 0.9;          ///< decay of the running mean of gradients
-  double beta2 = 0.999;        ///< decay of the running mean of squared gradients
-  double eps = 1e-8;           ///< added to the denominator
-  double weight_decay = 0;     ///< adds weight_decay * p to the gradient (L2, not AdamW)
+  double lr = 1e-3;         ///< the learning rate
+  double beta1 = 0.9;       ///< decay of the running mean of gradients
+  double beta2 = 0.999;     ///< decay of the running mean of squared gradients
+  double eps = 1e-8;        ///< added to the denominator
+  double weight_decay = 0;  ///< adds weight_decay * p to the gradient (L2, not AdamW)
 };
 
 /// \brief torch's update, at step t = 1, 2, ...: `g = grad + wd p`,
@@ -48,11 +48,11 @@ class Adam : public Optimizer {
 
 /// \brief AdamW's settings; the defaults are torch's, weight decay 0.01 among them.
 struct AdamWOptions {
-  double lr = 1e-3;             ///< the learning rate
-  double beta1 = 0.9;           ///< decay of the running mean of gradients
-  double beta2 = 0.999;         ///< decay of the running mean of squared gradients
-  double eps = 1e-8;            ///< added to the denominator
-  double weight_decay = 1e-2;   ///< shrinks each parameter by `lr * weight_decay` per step
+  double lr = 1e-3;            ///< the learning rate
+  double beta1 = 0.9;          ///< decay of the running mean of gradients
+  double beta2 = 0.999;        ///< decay of the running mean of squared gradients
+  double eps = 1e-8;           ///< added to the denominator
+  double weight_decay = 1e-2;  ///< shrinks each parameter by `lr * weight_decay` per step
 };
 
 /// \brief AdamW (Loshchilov and Hutter, 2019), as `torch.optim.AdamW`: Adam's update with the

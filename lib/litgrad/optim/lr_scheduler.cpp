@@ -8,13 +8,14 @@
 namespace litgrad::optim::lr_scheduler {
 
 LambdaLR::LambdaLR(Optimizer& optimizer, std::function<double(std::int64_t)> lr_lambda)
-    : LambdaLR(optimizer, std::vector<std::function<double(std::int64_t)>>(optimizer.param_groups().size(), lr_lambda)) {}
+    : LambdaLR(optimizer,
+               std::vector<std::function<double(std::int64_t)>>(optimizer.param_groups().size(), lr_lambda)) {}
 
 LambdaLR::LambdaLR(Optimizer& optimizer, std::vector<std::function<double(std::int64_t)>> lr_lambdas)
     : optimizer_(optimizer), lambdas_(std::move(lr_lambdas)) {
   if (lambdas_.size() != optimizer.param_groups().size())
-    throw ValueError("LambdaLR: " + std::to_string(lambdas_.size()) + " lr_lambdas for " +
-                     std::to_string(optimizer.param_groups().size()) + " param groups");
+    throw ValueError("LambdaLR: ", lambdas_.size(), " lr_lambdas for ", optimizer.param_groups().size(),
+                     " param groups");
   for (const auto& lambda : lambdas_)
     if (!lambda) throw ValueError("LambdaLR: no lr_lambda given");
   for (const auto& group : optimizer.param_groups()) base_lrs_.push_back(group["lr"]);
@@ -29,14 +30,13 @@ void LambdaLR::step() {
 void LambdaLR::apply() {
   auto& groups = optimizer_.param_groups();
   if (groups.size() != lambdas_.size())
-    throw ValueError("LambdaLR: the optimiser has " + std::to_string(groups.size()) + " param groups, the schedule " +
-                     std::to_string(lambdas_.size()) + " (add groups before making the schedule)");
+    throw ValueError("LambdaLR: the optimiser has ", groups.size(), " param groups, the schedule ", lambdas_.size(),
+                     " (add groups before making the schedule)");
   std::vector<double> rates;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const double factor = lambdas_[g](t_);
     if (!(factor >= 0))
-      throw ValueError("LambdaLR: the factor at step " + std::to_string(t_) + " is " + format(factor) +
-                       "; it must be at least 0");
+      throw ValueError("LambdaLR: the factor at step ", t_, " is ", factor, "; it must be at least 0");
     rates.push_back(base_lrs_[g] * factor);
   }
   for (std::size_t g = 0; g < groups.size(); ++g) groups[g]["lr"] = rates[g];
@@ -64,7 +64,7 @@ void LambdaLR::load_state_dict(const StateDict& dict) {
   litgrad::detail::check_entry("LambdaLR", "_last_lr", dict.at("_last_lr"), {groups}, DType::Float64);
   litgrad::detail::check_entry("LambdaLR", "last_epoch", dict.at("last_epoch"), {}, DType::Int64);
   const double epoch = dict.at("last_epoch").item();
-  if (!(epoch >= 0)) throw ValueError("LambdaLR.load_state_dict: last_epoch is " + format(epoch) + ", below 0");
+  if (!(epoch >= 0)) throw ValueError("LambdaLR.load_state_dict: last_epoch is ", epoch, ", below 0");
   base_lrs_ = dict.at("base_lrs").to_vector();
   last_lrs_ = dict.at("_last_lr").to_vector();
   t_ = static_cast<std::int64_t>(epoch);
@@ -74,12 +74,13 @@ namespace {
 // One factor per group: lr / base_lr of that group's closed form.
 std::vector<std::function<double(std::int64_t)>> cosine_factors(Optimizer& optimizer, std::int64_t T_max,
                                                                 double eta_min) {
-  if (T_max < 1) throw ValueError("CosineAnnealingLR: T_max must be at least 1, got " + std::to_string(T_max));
+  if (T_max < 1) throw ValueError("CosineAnnealingLR: T_max must be at least 1, got ", T_max);
   std::vector<std::function<double(std::int64_t)>> factors;
   for (const auto& group : optimizer.param_groups()) {
     const double base = group["lr"];
     factors.push_back([base, T_max, eta_min](std::int64_t t) {
-      const double lr = eta_min + (base - eta_min) * (1 + std::cos(M_PI * static_cast<double>(t) / static_cast<double>(T_max))) / 2;
+      const double lr =
+          eta_min + (base - eta_min) * (1 + std::cos(M_PI * static_cast<double>(t) / static_cast<double>(T_max))) / 2;
       return base == 0 ? 0.0 : lr / base;
     });
   }
@@ -94,10 +95,9 @@ void CosineAnnealingLR::step() { schedule_.step(); }
 
 std::function<double(std::int64_t)> cosine_with_warmup(std::int64_t warmup, std::int64_t total, double final_factor) {
   if (warmup < 0 || total <= warmup)
-    throw ValueError("cosine_with_warmup: need 0 <= warmup_steps < total_steps, got " + std::to_string(warmup) +
-                     " and " + std::to_string(total));
+    throw ValueError("cosine_with_warmup: need 0 <= warmup_steps < total_steps, got ", warmup, " and ", total);
   if (!(final_factor >= 0 && final_factor <= 1))
-    throw ValueError("cosine_with_warmup: final_factor must be in [0, 1], got " + format(final_factor));
+    throw ValueError("cosine_with_warmup: final_factor must be in [0, 1], got ", final_factor);
   return [warmup, total, final_factor](std::int64_t t) {
     if (t < warmup) return static_cast<double>(t) / static_cast<double>(warmup);
     const double progress = std::clamp(static_cast<double>(t - warmup) / static_cast<double>(total - warmup), 0.0, 1.0);

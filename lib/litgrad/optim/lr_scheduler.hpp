@@ -93,6 +93,6 @@ class CosineAnnealingLR {
 /// \throws ValueError for negative counts, total_steps <= warmup_steps, or a final factor
 /// outside [0, 1].
 std::function<double(std::int64_t)> cosine_with_warmup(std::int64_t warmup_steps, std::int64_t total_steps,
-                                                        double final_factor = 0);
+                                                       double final_factor = 0);
 
 }  // namespace litgrad::optim::lr_scheduler

@@ -1,17 +1,10 @@
 #include "litgrad/optim/optimizer.hpp"
 
-#include <cstdio>
 #include <string>
 
 #include "litgrad/error.hpp"
 
 namespace litgrad::optim {
-
-std::string format(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", x);
-  return text;
-}
 
 // ---------------------------------------------------------------------------------------------
 // ParamGroup
@@ -26,8 +19,8 @@ const double* ParamGroup::find(const std::string& key) const {
 }
 
 void ParamGroup::unknown(const std::string& key) const {
-  throw ValueError("param_groups: no hyper-parameter '" + key + "' in this group (it has: " +
-                   detail::join_keys(keys()) + ")");
+  throw ValueError("param_groups: no hyper-parameter '", key, "' in this group (it has: ", detail::join_keys(keys()),
+                   ")");
 }
 
 double& ParamGroup::operator[](const std::string& key) {
@@ -58,7 +51,7 @@ Optimizer::Optimizer(std::string name, std::vector<ParamGroup> groups, HyperPara
 
 // Checks a new group's parameters and keys and fills in the defaults, in the defaults' order.
 void Optimizer::adopt(ParamGroup& group, std::size_t index) {
-  const std::string where = name_ + ": param group " + std::to_string(index);
+  const std::string where = litgrad::detail::message(name_, ": param group ", index);
   HyperParameters options = defaults_;
   for (const auto& [key, value] : group.options_) {
     bool known = false;
@@ -67,26 +60,27 @@ void Optimizer::adopt(ParamGroup& group, std::size_t index) {
     if (!known) {
       std::vector<std::string> names;
       for (const auto& option : defaults_) names.push_back(option.first);
-      throw ValueError(where + " has the hyper-parameter '" + key + "', which " + name_ + " does not have (its are: " +
-                       detail::join_keys(names) + ")");
+      throw ValueError(where, " has the hyper-parameter '", key, "', which ", name_,
+                       " does not have (its are: ", detail::join_keys(names), ")");
     }
   }
   for (std::size_t i = 0; i < group.params.size(); ++i) {
     const Tensor& p = group.params[i];
-    const std::string which = where + ", parameter " + std::to_string(i);
-    if (!p.defined()) throw ValueError(which + " is an undefined tensor");
+    const std::string which = litgrad::detail::message(where, ", parameter ", i);
+    if (!p.defined()) throw ValueError(which, " is an undefined tensor");
     if (!p.is_leaf())
-      throw ValueError(which + " was computed (by " + p.grad_fn() + "), so it is not a leaf; an optimiser updates "
-                       "leaves, as torch's refuses to \"optimize a non-leaf Tensor\"");
+      throw ValueError(
+          which, " was computed (by ", p.grad_fn(),
+          "), so it is not a leaf; an optimiser updates leaves, as torch's refuses to \"optimize a non-leaf Tensor\"");
     for (std::size_t j = 0; j < i; ++j)
       if (group.params[j].is_same(p))
-        throw ValueError(which + " is the same tensor as parameter " + std::to_string(j) +
+        throw ValueError(which, " is the same tensor as parameter ", j,
                          " of the group; each tensor may be given once (torch would step it twice)");
     for (std::size_t g = 0; g < groups_.size(); ++g)
       for (std::size_t j = 0; j < groups_[g].params.size(); ++j)
         if (groups_[g].params[j].is_same(p))
-          throw ValueError(which + " is already parameter " + std::to_string(j) + " of param group " +
-                           std::to_string(g) + "; each tensor may be in one group only, as in torch");
+          throw ValueError(which, " is already parameter ", j, " of param group ", g,
+                           "; each tensor may be in one group only, as in torch");
   }
   group.options_ = std::move(options);
 }
@@ -142,7 +136,8 @@ void Optimizer::load_state_dict(const StateDict& dict) {
   for (const auto& [key, value] : dict) {
     const std::size_t first_dot = key.find('.'), second_dot = key.find('.', first_dot + 1);
     const std::string head = key.substr(0, first_dot);
-    const long index = first_dot == std::string::npos ? -1 : index_in(key.substr(first_dot + 1, second_dot - first_dot - 1));
+    const long index =
+        first_dot == std::string::npos ? -1 : index_in(key.substr(first_dot + 1, second_dot - first_dot - 1));
     const std::string rest = second_dot == std::string::npos ? "" : key.substr(second_dot + 1);
     bool known = false;
     if (head == "param_groups" && index >= 0 && static_cast<std::size_t>(index) < groups_.size())
@@ -173,14 +168,13 @@ void Optimizer::load_state_dict(const StateDict& dict) {
     const Tensor& indices = dict.at(prefix + "params");
     const auto n = static_cast<std::int64_t>(groups[g].params.size());
     if (indices.dim() != 1 || indices.dtype() != DType::Int64 || indices.numel() != n)
-      throw ValueError(name_ + ".load_state_dict: param group " + std::to_string(g) + " holds " +
-                       (indices.dim() == 1 ? std::to_string(indices.numel()) : to_string(indices.shape())) +
-                       " parameters in the state_dict and " + std::to_string(n) + " here");
+      throw ValueError(name_, ".load_state_dict: param group ", g, " holds ",
+                       (indices.dim() == 1 ? std::to_string(indices.numel()) : to_string(indices.shape())),
+                       " parameters in the state_dict and ", n, " here");
     for (std::int64_t i = 0; i < n; ++i)
       if (indices.data()[i] != static_cast<double>(k + static_cast<std::size_t>(i)))
-        throw ValueError(name_ + ".load_state_dict: param group " + std::to_string(g) + " lists parameter " +
-                         format(indices.data()[i]) + " in place " + std::to_string(i) + ", where state_dict() " +
-                         "writes " + std::to_string(k + static_cast<std::size_t>(i)));
+        throw ValueError(name_, ".load_state_dict: param group ", g, " lists parameter ", indices.data()[i],
+                         " in place ", i, ", where state_dict() ", "writes ", k + static_cast<std::size_t>(i));
     k += static_cast<std::size_t>(n);
     for (auto& [key, value] : groups[g].options_) {
       const Tensor& saved = dict.at(prefix + key);

@@ -147,9 +147,4 @@ class Optimizer {
   std::vector<ParamState> state_;  // one per parameter, in group order
 };
 
-/// \cond INTERNAL
-/// A number as `%g` prints it (1e-08, 0.9): for the optimisers' error messages.
-std::string format(double x);
-/// \endcond
-
 }  // namespace litgrad::optim

@@ -26,14 +26,13 @@ std::vector<Optimizer::StateKey> SGD::state_layout() const { return {{"momentum_
 void SGD::check(const ParamGroup& group, std::size_t index) const {
   const double lr = group["lr"], momentum = group["momentum"], weight_decay = group["weight_decay"];
   const double nesterov = group["nesterov"];
-  const std::string where = " (param group " + std::to_string(index) + ")";
+  const std::string where = litgrad::detail::message(" (param group ", index, ")");
   if (!(lr >= 0) || !(momentum >= 0) || !(weight_decay >= 0) || !(group["dampening"] >= 0))
-    throw ValueError("SGD: lr, momentum, dampening and weight_decay must be non-negative, got lr=" + format(lr) +
-                     " momentum=" + format(momentum) + " dampening=" + format(group["dampening"]) +
-                     " weight_decay=" + format(weight_decay) + where);
-  if (nesterov != 0 && nesterov != 1) throw ValueError("SGD: nesterov must be 0 or 1, got " + format(nesterov) + where);
+    throw ValueError("SGD: lr, momentum, dampening and weight_decay must be non-negative, got lr=", lr,
+                     " momentum=", momentum, " dampening=", group["dampening"], " weight_decay=", weight_decay, where);
+  if (nesterov != 0 && nesterov != 1) throw ValueError("SGD: nesterov must be 0 or 1, got ", nesterov, where);
   if (nesterov == 1 && (momentum <= 0 || group["dampening"] != 0))
-    throw ValueError("SGD: Nesterov momentum requires a momentum and zero dampening" + where);
+    throw ValueError("SGD: Nesterov momentum requires a momentum and zero dampening", where);
 }
 
 void SGD::step() {

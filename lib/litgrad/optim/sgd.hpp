@@ -10,11 +10,11 @@ namespace litgrad::optim {
 /// become the hyper-parameters `lr`, `momentum`, `dampening`, `weight_decay` and `nesterov`
 /// (0 or 1) of every group that does not set its own.
 struct SGDOptions {
-  double lr;                  ///< the learning rate (required)
-  double momentum = 0;        ///< the momentum factor; 0 is plain SGD
-  double dampening = 0;       ///< scales the new gradient's share of the momentum buffer
-  double weight_decay = 0;    ///< adds weight_decay * p to the gradient (L2 penalty)
-  bool nesterov = false;      ///< Nesterov momentum (needs momentum > 0 and no dampening)
+  double lr;                ///< the learning rate (required)
+  double momentum = 0;      ///< the momentum factor; 0 is plain SGD
+  double dampening = 0;     ///< scales the new gradient's share of the momentum buffer
+  double weight_decay = 0;  ///< adds weight_decay * p to the gradient (L2 penalty)
+  bool nesterov = false;    ///< Nesterov momentum (needs momentum > 0 and no dampening)
 };
 
 /// \brief torch's update: `g = grad + wd p`; with momentum `b = g` on the first step and

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 
-
 namespace litgrad::kernels::fast {
 
 constexpr int kLanes = 8;  // the partial sums of kernels/lanes.hpp

@@ -68,7 +68,7 @@ class Pool {
     for (int spin = 0; joined_.load() > 0 && spin < kSpins; ++spin) pause();
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [this] { return joined_.load() == 0; });  // every part taken is finished
-    job_ = nullptr;  // under the lock, so no worker joins from here on
+    job_ = nullptr;                                            // under the lock, so no worker joins from here on
     busy_.store(false);
   }
 
@@ -110,10 +110,10 @@ class Pool {
   std::condition_variable wake_, done_;
   const std::function<void(std::int64_t)>* job_ = nullptr;  // the call's parts, while it runs
   std::int64_t parts_ = 0;
-  int sleeping_ = 0;                         // workers asleep on wake_
-  std::atomic<std::int64_t> next_{0};        // the next part to take
-  std::atomic<std::uint64_t> generation_{0}; // counts calls, so a worker joins each at most once
-  std::atomic<int> joined_{0};               // workers running the call's parts
+  int sleeping_ = 0;                          // workers asleep on wake_
+  std::atomic<std::int64_t> next_{0};         // the next part to take
+  std::atomic<std::uint64_t> generation_{0};  // counts calls, so a worker joins each at most once
+  std::atomic<int> joined_{0};                // workers running the call's parts
 };
 
 }  // namespace

@@ -202,23 +202,26 @@ class Product::Impl {
     }
     pack(a, ar, ac, ta, a_);
     pack(b, br, bc, tb, b_);
-    gemm<Eigen::RowMajor, Eigen::RowMajor>(product_.data(), b_.cols(), a_.data(), k_, b_.data(), b_.cols(),
-                                           a_.rows(), k_, b_.cols());
+    gemm<Eigen::RowMajor, Eigen::RowMajor>(product_.data(), b_.cols(), a_.data(), k_, b_.data(), b_.cols(), a_.rows(),
+                                           k_, b_.cols());
     RowMap out(c, n_, m_);
-    if (overwrite_) out.noalias() = product_.topLeftCorner(n_, m_);
-    else out.noalias() += product_.topLeftCorner(n_, m_);
+    if (overwrite_)
+      out.noalias() = product_.topLeftCorner(n_, m_);
+    else
+      out.noalias() += product_.topLeftCorner(n_, m_);
   }
 
  private:
   // One product C = op(A) op(B), n x k times k x m, written straight into C (whose rows are
   // ldc apart; see the comment on kTileRows), in the column groups of split_columns().
   template <int AOrder, int BOrder>
-  void gemm_direct(double* c, std::int64_t ldc, const double* a, std::int64_t lda, const double* b,
-                   std::int64_t ldb, std::int64_t n, std::int64_t k, std::int64_t m) {
+  void gemm_direct(double* c, std::int64_t ldc, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
+                   std::int64_t n, std::int64_t k, std::int64_t m) {
     const auto [first, direct] = split_columns(m);
     auto column = [&](std::int64_t j) { return BOrder == Eigen::RowMajor ? b + j : b + j * ldb; };  // of op(B)
     if (first > 0) gemm<AOrder, BOrder>(c, ldc, a, lda, b, ldb, n, k, first, overwrite_);
-    if (direct > first) gemm<AOrder, BOrder>(c + first, ldc, a, lda, column(first), ldb, n, k, direct - first, overwrite_);
+    if (direct > first)
+      gemm<AOrder, BOrder>(c + first, ldc, a, lda, column(first), ldb, n, k, direct - first, overwrite_);
     const std::int64_t tail = m - direct;
     if (tail == 0) return;
     // op(B)'s last columns padded to kTailWidth, and their product: each thread's own, kept.
@@ -227,12 +230,14 @@ class Product::Impl {
     tail_c.resize(static_cast<std::size_t>(n * kTailWidth));
     for (std::int64_t p = 0; p < k; ++p)  // op(B)'s last columns, then zeros, into tail_b
       for (std::int64_t j = 0; j < kTailWidth; ++j)
-        tail_b[p * kTailWidth + j] =
-            j >= tail ? 0.0 : BOrder == Eigen::RowMajor ? b[p * ldb + direct + j] : b[(direct + j) * ldb + p];
+        tail_b[p * kTailWidth + j] = j >= tail                   ? 0.0
+                                     : BOrder == Eigen::RowMajor ? b[p * ldb + direct + j]
+                                                                 : b[(direct + j) * ldb + p];
     gemm<AOrder, Eigen::RowMajor>(tail_c.data(), kTailWidth, a, lda, tail_b.data(), kTailWidth, n, k, kTailWidth);
     for (std::int64_t i = 0; i < n; ++i)
       for (std::int64_t j = 0; j < tail; ++j)
-        c[i * ldc + direct + j] = overwrite_ ? tail_c[i * kTailWidth + j] : c[i * ldc + direct + j] + tail_c[i * kTailWidth + j];
+        c[i * ldc + direct + j] =
+            overwrite_ ? tail_c[i * kTailWidth + j] : c[i * ldc + direct + j] + tail_c[i * kTailWidth + j];
   }
 
   // The direct product in blocks of kBlockRows rows of C, each block leaving out work that
@@ -287,12 +292,15 @@ class Product::Impl {
   void gemm_some_blocks(std::size_t first, std::size_t last, double* c, const double* a, std::int64_t lda,
                         const double* b, std::int64_t ldb, std::int64_t* columns) {
     // op(A)'s element (i, p), and the start of op(B)'s row p.
-    auto a_at = [&](std::int64_t i, std::int64_t p) { return AOrder == Eigen::RowMajor ? a + i * lda + p : a + p * lda + i; };
+    auto a_at = [&](std::int64_t i, std::int64_t p) {
+      return AOrder == Eigen::RowMajor ? a + i * lda + p : a + p * lda + i;
+    };
     auto b_row = [&](std::int64_t p) { return BOrder == Eigen::RowMajor ? b + p * ldb : b + p; };
     while (first < last) {
       const Block& f = blocks_[first];
       std::size_t next = first + 1;
-      while (next < last && blocks_[next].lo == f.lo && blocks_[next].hi == f.hi && blocks_[next].cols == f.cols) ++next;
+      while (next < last && blocks_[next].lo == f.lo && blocks_[next].hi == f.hi && blocks_[next].cols == f.cols)
+        ++next;
       const std::int64_t end = blocks_[next].row, rows = end - f.row;  // blocks_ ends with the end
       if (columns) std::fill_n(columns + f.row, rows, f.cols);
       if (f.cols > 0 && f.hi <= f.lo)  // op(A)'s rows all zero: sums of no terms, +0
@@ -357,14 +365,16 @@ class Product::Impl {
   // `dst`; the rest of `dst` stays zero.
   static void pack(const double* src, std::int64_t r, std::int64_t c, bool transposed, RowMajorMatrix& dst) {
     const Eigen::Map<const RowMajorMatrix> m(src, r, c);
-    if (transposed) dst.topLeftCorner(c, r) = m.transpose();
-    else dst.topLeftCorner(r, c) = m;
+    if (transposed)
+      dst.topLeftCorner(c, r) = m.transpose();
+    else
+      dst.topLeftCorner(r, c) = m;
   }
 
   std::int64_t n_, k_, m_;
   Path path_;
   bool overwrite_;
-  bool direct_ = false;   // GEMM writing C itself (see gemm_direct)
+  bool direct_ = false;       // GEMM writing C itself (see gemm_direct)
   bool skips_terms_ = false;  // gemm_blocks may leave zero terms out of sums
   // gemm_blocks: C's rows from `row` on, summing terms [lo, hi), in their first `cols` columns.
   struct Block {
@@ -382,7 +392,7 @@ Product::Product(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite,
 Product::~Product() = default;
 
 void Product::add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b,
-                        std::int64_t br, std::int64_t bc, bool tb, std::int64_t* columns) {
+                  std::int64_t br, std::int64_t bc, bool tb, std::int64_t* columns) {
   impl_->add(c, a, ar, ac, ta, b, br, bc, tb, columns);
 }
 

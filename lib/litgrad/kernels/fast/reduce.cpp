@@ -3,9 +3,9 @@
 // streams by (the same additions, in the same order, for each result); short rows of the
 // gradient unrolled.
 
+#include "litgrad/kernels/reduce.hpp"
 #include "litgrad/kernels/fast/broadcast.hpp"
 #include "litgrad/kernels/fast/lanes.hpp"
-#include "litgrad/kernels/reduce.hpp"
 
 #include <algorithm>
 

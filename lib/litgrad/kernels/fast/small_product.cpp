@@ -126,7 +126,8 @@ void few_rows_of_transposed(double* c, bool overwrite, const Operands& o, const 
 void small_product(double* c, bool overwrite, const double* a, std::int64_t ac, bool ta, const double* b,
                    std::int64_t bc, bool tb, std::int64_t n, std::int64_t k, std::int64_t m) {
   if (n == 0 || m == 0) return;
-  if (tb && n < 8) return few_rows_of_transposed(c, overwrite, {a, ta ? 1 : ac, ta ? ac : 1, nullptr, 0, k, m}, b, bc, n);
+  if (tb && n < 8)
+    return few_rows_of_transposed(c, overwrite, {a, ta ? 1 : ac, ta ? ac : 1, nullptr, 0, k, m}, b, bc, n);
   // op(B)'s rows: B's rows, or, when B is transposed, the rows of a row-major copy of op(B).
   const double* y = b;
   std::int64_t y_row = bc;
@@ -140,7 +141,8 @@ void small_product(double* c, bool overwrite, const double* a, std::int64_t ac, 
     for (std::int64_t j0 = 0; j0 < m; j0 += kTile)
       for (std::int64_t p0 = 0; p0 < k; p0 += kTile)
         for (std::int64_t j = j0; j < std::min(m, j0 + kTile); ++j)
-          for (std::int64_t p = p0; p < std::min(k, p0 + kTile); ++p) copy[static_cast<std::size_t>(p * m + j)] = b[j * bc + p];
+          for (std::int64_t p = p0; p < std::min(k, p0 + kTile); ++p)
+            copy[static_cast<std::size_t>(p * m + j)] = b[j * bc + p];
     y = copy.data();
     y_row = m;
   } else if (tb) {

@@ -60,8 +60,9 @@ inline void softmax_slice(const double* x, double* y, std::int64_t stride, std::
   std::int64_t used = end;  // stops at an element above -inf, which m says there is
   while (x[(used - 1) * stride] == minus_inf) --used;
   used = std::min(end, (used + kLanes - 1) / kLanes * kLanes);  // whole lanes: fewer scalar exponentials
-  const double s = stride == 1 ? lane_sum(used, [&](std::int64_t j) { return y[j] = vector_exp(x[j] - m); })
-                               : lane_sum(used, [&](std::int64_t j) { return y[j * stride] = vector_exp(x[j * stride] - m); });
+  const double s = stride == 1
+                       ? lane_sum(used, [&](std::int64_t j) { return y[j] = vector_exp(x[j] - m); })
+                       : lane_sum(used, [&](std::int64_t j) { return y[j * stride] = vector_exp(x[j * stride] - m); });
   if (stride == 1)
     for (std::int64_t j = 0; j < used; ++j) y[j] /= s;
   else

@@ -3,7 +3,6 @@
 
 #include <cstdint>
 
-
 namespace litgrad::kernels::plain {
 
 constexpr int kLanes = 8;  // the partial sums of kernels/lanes.hpp

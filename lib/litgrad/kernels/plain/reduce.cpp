@@ -49,8 +49,8 @@ void max_along(const double* x, std::int64_t outer, std::int64_t n, std::int64_t
     }
 }
 
-void max_along_backward(const double* g, const double* indices, std::int64_t outer, std::int64_t n,
-                        std::int64_t inner, double* dx) {
+void max_along_backward(const double* g, const double* indices, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                        double* dx) {
   std::fill_n(dx, outer * n * inner, 0.0);
   for (std::int64_t o = 0; o < outer; ++o)
     for (std::int64_t c = 0; c < inner; ++c) {
