@@ -212,14 +212,21 @@ TEST_CASE("a Transformer block's loss and every gradient have the same bits on 1
 
 TEST_CASE("FlopCounter counts every product on any number of threads, the workers' included") {
   // A product's parts may run on the pool's threads; its count belongs to the thread that asked.
+  // Which thread takes which part is a matter of timing: the caller takes parts too, and on a
+  // busy machine it can take all of a small batch's before a worker wakes (so a batch of eight
+  // tiny products let a count made on the workers pass, under load). Here each call is some
+  // milliseconds of work, ten times over, so the workers take parts of it.
   Generator gen(11);
-  const Tensor a = randn({8, 32, 16}, gen), b = randn({8, 16, 24}, gen), w = randn({24, 40}, gen);
+  const Tensor a = randn({16, 128, 64}, gen), b = randn({16, 64, 128}, gen), w = randn({128, 40}, gen);
   for (int threads = 1; threads <= 4; ++threads) {
     Threads t(threads);
-    FlopCounter counter;
-    const Tensor y = matmul(matmul(a, b), w);  // a batch of 8 products, then one [256, 24] x [24, 40]
-    CAPTURE(threads);
-    CHECK(counter.total_flops() == 2 * (8 * 32 * 16 * 24 + 256 * 24 * 40));
+    for (int repeat = 0; repeat < 10; ++repeat) {
+      FlopCounter counter;
+      const Tensor y = matmul(matmul(a, b), w);  // a batch of 16 products, then one [2048, 128] x [128, 40]
+      CAPTURE(threads);
+      CAPTURE(repeat);
+      CHECK(counter.total_flops() == 2 * (16 * 128 * 64 * 128 + 2048 * 128 * 40));
+    }
   }
 }
 
