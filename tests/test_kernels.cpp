@@ -65,15 +65,15 @@ Numbers awkward(std::int64_t count, Generator& gen, bool poison = false, double 
 }  // namespace
 
 TEST_CASE("the fast matrix products give the plain products' bits, for every path, transpose and mode") {
-  // Sizes reach every path of plan(): tiny products, short sums, few outputs, Eigen's
-  // coefficient-based product and its GEMM, at and around its tiles (24 x 4 here) and their
-  // edges, sums longer than one block of kDepthBlock terms, and zero sizes. Zero terms in the
-  // shapes attention makes let the fast room leave terms out; the columns a causal query needs
-  // let it leave columns out.
+  // Sizes reach every path of plan(): tiny products, short sums, few outputs (whose last m % 4
+  // columns the fast room computes four rows to a register), Eigen's GEMM at and around its
+  // tiles (24 x 4 here) and their edges, sums longer than one block of kDepthBlock terms, and
+  // zero sizes. Zero terms in the shapes attention makes let the fast room leave terms out; the
+  // columns a causal query needs let it leave columns out.
   Generator gen(20261201);
   const std::vector<std::int64_t> sizes = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 48, 63, 64, 100, 130};
   const std::vector<std::int64_t> sums = {16, 511, 512, 513, 1024, 1200};  // around kDepthBlock
-  int compared = 0, gemm = 0, blocked = 0, partial = 0;
+  int compared = 0, gemm = 0, blocked = 0, partial = 0, narrow = 0;
   for (int trial = 0; trial < 900; ++trial) {
     auto pick = [&](const std::vector<std::int64_t>& from) {
       return from[static_cast<std::size_t>(gen.randint(0, static_cast<std::int64_t>(from.size())))];
@@ -127,12 +127,14 @@ TEST_CASE("the fast matrix products give the plain products' bits, for every pat
     const kernels::ProductPlan plan = kernels::plan(n, k, m);
     gemm += plan.path == kernels::ProductPlan::Path::Gemm;
     blocked += k > plan.block;
+    narrow += plan.path == kernels::ProductPlan::Path::Small && n >= 4 && m % 4 != 0 && k > 0;
     ++compared;
   }
   CHECK(compared == 900);
   CHECK(gemm >= 50);     // GEMM was exercised
   CHECK(blocked >= 30);  // and sums of several blocks
   CHECK(partial >= 50);  // and rows left partly unwritten
+  CHECK(narrow >= 100);  // and small products' last columns, four rows to a register
 }
 
 // Row i of op(A) op(B) (A n x k, not transposed) computed alone and among all n rows: the

@@ -174,7 +174,7 @@ void Optimizer::load_state_dict(const StateDict& dict) {
     for (std::int64_t i = 0; i < n; ++i)
       if (indices.data()[i] != static_cast<double>(k + static_cast<std::size_t>(i)))
         throw ValueError(name_, ".load_state_dict: param group ", g, " lists parameter ", indices.data()[i],
-                         " in place ", i, ", where state_dict() ", "writes ", k + static_cast<std::size_t>(i));
+                         " in place ", i, ", where state_dict() writes ", k + static_cast<std::size_t>(i));
     k += static_cast<std::size_t>(n);
     for (auto& [key, value] : groups[g].options_) {
       const Tensor& saved = dict.at(prefix + key);

@@ -1,6 +1,7 @@
 #pragma once
 // The fast room's products with short sums (k <= 8), such as a Linear layer on two features,
-// and tiny ones: the chain of kernels/product.hpp, a row of C at a time.
+// and those with few rows or columns (plan() in kernels/product.hpp): the chain of
+// kernels/product.hpp for every element, independent chains side by side in SIMD lanes.
 
 #include <cstdint>
 
