@@ -81,9 +81,11 @@ inline void column_rows(double* c, bool overwrite, const Operands& o, std::int64
 // few); otherwise several rows at a time, so that up to eight registers of chains run side by
 // side: a row's W registers alone would each wait on their previous step. Not inlined (nor is
 // row_strips): inlined together into small_product, the strips' registers were spilled to the
-// stack, and an 8 x 512 x 2 product took twice as long.
+// stack, and an 8 x 512 x 2 product took twice as long. Both take the Operands by value: a
+// SIMD store may alias anything, so through a reference the compiler read o's fields again
+// after every row's store to C; of a copy of their own, it knows no store to C changes them.
 template <int W, int K = 0>
-[[gnu::noinline]] void column_strip(double* c, bool overwrite, const Operands& o, std::int64_t n, std::int64_t j) {
+[[gnu::noinline]] void column_strip(double* c, bool overwrite, Operands o, std::int64_t n, std::int64_t j) {
 #if defined(__AVX__)
   __m256d held[K > 0 ? K : 1][W];
   if constexpr (K > 0)
@@ -182,8 +184,7 @@ void row_strip_turned(double* c, bool overwrite, const Operands& o, std::int64_t
 // Columns [j, j + W) of rows [0, n - n % 4): eight rows at a time and then four when op(A) is
 // transposed, four at a time when it is not.
 template <int W>
-[[gnu::noinline]] void row_strips(double* c, bool overwrite, const Operands& o, bool ta, std::int64_t n,
-                                  std::int64_t j) {
+[[gnu::noinline]] void row_strips(double* c, bool overwrite, Operands o, bool ta, std::int64_t n, std::int64_t j) {
   std::int64_t i = 0;
   if (ta)
     for (; i + 8 <= n; i += 8) row_strip<2, W>(c, overwrite, o, i, j);
