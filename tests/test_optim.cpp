@@ -48,6 +48,24 @@ TEST_CASE("three Adam steps with weight decay match the formula worked in plain 
   }
 }
 
+TEST_CASE("Adam counts each parameter's steps: one with no gradient at the first step takes a first step at the second") {
+  // b misses the first step (no gradient), so its first update comes at the optimiser's second
+  // step and must be corrected as a first step, t = 1, exactly as b_alone's, which a fresh Adam
+  // takes at its first. Corrected with a's count, t = 2, it would move about half as far.
+  Tensor a = tensor({1.0, -2.0}).requires_grad_(), b = tensor({0.5, 3.0}).requires_grad_();
+  Tensor b_alone = tensor({0.5, 3.0}).requires_grad_();
+  optim::Adam opt({a, b}, {0.1}), alone({b_alone}, {0.1});
+  sum(a * a).backward();
+  opt.step();
+  CHECK(b.to_vector() == std::vector<double>{0.5, 3.0});
+  opt.zero_grad();
+  sum(a * a + b * b).backward();
+  opt.step();
+  step_on_square(alone, b_alone);
+  CHECK(b.to_vector() == b_alone.to_vector());
+  CHECK(b.at({0}) == doctest::Approx(0.5 - 0.1).epsilon(1e-6));  // a first step moves lr = 0.1
+}
+
 TEST_CASE("Adam's defaults are torch's: lr 1e-3, betas (0.9, 0.999), eps 1e-8, no weight decay") {
   const optim::AdamOptions o;
   CHECK(o.lr == 1e-3);

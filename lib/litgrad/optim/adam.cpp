@@ -45,6 +45,10 @@ void Adam::step() {
     // AdamW shrinks the parameter itself, p *= 1 - lr wd, before the update (Loshchilov and
     // Hutter, 2019), so the decay is not rescaled.
     const double l2 = decoupled_ ? 0.0 : weight_decay, shrink = decoupled_ ? 1 - lr * weight_decay : 1.0;
+    // Each parameter counts its own steps, but they mostly agree: the bias corrections (two
+    // pow and a sqrt, more than a small parameter's update costs) are worked out again only
+    // for a count the last parameter did not have.
+    double corrected_t = 0, bias_correction1 = 0, bias_correction2_sqrt = 0;
     for (const Tensor& param : group.params) {
       ParamState& state = this->state(k++);
       Tensor p = param;
@@ -58,8 +62,11 @@ void Adam::step() {
       double* v = state[2].second.data();
       t += 1;
       // torch's order of operations, so that the rounding matches too.
-      const double bias_correction1 = 1 - std::pow(beta1, t);
-      const double bias_correction2_sqrt = std::sqrt(1 - std::pow(beta2, t));
+      if (t != corrected_t) {
+        corrected_t = t;
+        bias_correction1 = 1 - std::pow(beta1, t);
+        bias_correction2_sqrt = std::sqrt(1 - std::pow(beta2, t));
+      }
       const double step_size = lr / bias_correction1;
       const double* gv = grad.data();
       double* pv = p.data();

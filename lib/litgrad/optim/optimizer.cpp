@@ -12,28 +12,28 @@ namespace litgrad::optim {
 ParamGroup::ParamGroup(std::vector<Tensor> params_in, HyperParameters options)
     : params(std::move(params_in)), options_(std::move(options)) {}
 
-const double* ParamGroup::find(const std::string& key) const {
+const double* ParamGroup::find(std::string_view key) const {
   for (const auto& [name, value] : options_)
     if (name == key) return &value;
   return nullptr;
 }
 
-void ParamGroup::unknown(const std::string& key) const {
+void ParamGroup::unknown(std::string_view key) const {
   throw ValueError("param_groups: no hyper-parameter '", key, "' in this group (it has: ", detail::join_keys(keys()),
                    ")");
 }
 
-double& ParamGroup::operator[](const std::string& key) {
+double& ParamGroup::operator[](std::string_view key) {
   if (const double* value = find(key)) return *const_cast<double*>(value);
   unknown(key);
 }
 
-double ParamGroup::operator[](const std::string& key) const {
+double ParamGroup::operator[](std::string_view key) const {
   if (const double* value = find(key)) return *value;
   unknown(key);
 }
 
-bool ParamGroup::contains(const std::string& key) const { return find(key) != nullptr; }
+bool ParamGroup::contains(std::string_view key) const { return find(key) != nullptr; }
 
 std::vector<std::string> ParamGroup::keys() const {
   std::vector<std::string> out;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -45,11 +46,11 @@ class ParamGroup {
 
   /// \brief The hyper-parameter \p key, to read or set. \throws ValueError for a key the group
   /// does not have, naming the ones it has.
-  double& operator[](const std::string& key);
+  double& operator[](std::string_view key);
   /// \brief The hyper-parameter \p key. \throws ValueError for a key the group does not have.
-  double operator[](const std::string& key) const;
+  double operator[](std::string_view key) const;
   /// \brief Whether the group has the hyper-parameter \p key.
-  bool contains(const std::string& key) const;
+  bool contains(std::string_view key) const;
   /// \brief The hyper-parameters' names, in order.
   std::vector<std::string> keys() const;
   /// \brief The hyper-parameters and their values, in order.
@@ -57,8 +58,8 @@ class ParamGroup {
 
  private:
   friend class Optimizer;
-  const double* find(const std::string& key) const;
-  [[noreturn]] void unknown(const std::string& key) const;
+  const double* find(std::string_view key) const;
+  [[noreturn]] void unknown(std::string_view key) const;
   HyperParameters options_;
 };
 
