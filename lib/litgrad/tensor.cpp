@@ -58,9 +58,8 @@ void require_nonempty(const char* op, const Tensor& x) {
 
 using detail::TensorImpl;
 
-detail::TensorImpl& Tensor::impl() const {
-  if (!impl_) throw ValueError("Tensor: this tensor is undefined (default-constructed or an absent grad)");
-  return *impl_;
+void Tensor::undefined() {
+  throw ValueError("Tensor: this tensor is undefined (default-constructed or an absent grad)");
 }
 
 const Shape& Tensor::shape() const { return impl().shape; }

@@ -253,10 +253,15 @@ class Tensor {
 
   /// \cond INTERNAL
   explicit Tensor(std::shared_ptr<detail::TensorImpl> impl) : impl_(std::move(impl)) {}
-  detail::TensorImpl& impl() const;
+  /// Inline: every operation and every step of backward() reaches its tensors through it.
+  detail::TensorImpl& impl() const {
+    if (!impl_) undefined();
+    return *impl_;
+  }
   /// \endcond
 
  private:
+  [[noreturn]] static void undefined();
   std::shared_ptr<detail::TensorImpl> impl_;
 };
 

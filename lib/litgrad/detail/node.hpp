@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "litgrad/kernels/memory.hpp"
 #include "litgrad/tensor.hpp"
 
 namespace litgrad::detail {
@@ -44,7 +45,9 @@ struct Node {
   BackwardFn backward;             // null once freed by a backward() without retain_graph
   GraphBackwardFn graph_backward;  // null when the operation has none (then no create_graph through it)
   Saved saved;
-  std::vector<std::uint64_t> input_versions;  // the storage versions of the inputs when recorded
+  // The storage versions of the inputs when recorded, in the kernels' recycled blocks (as the
+  // Node itself): from the heap, they were one more allocation and free per operation.
+  std::vector<std::uint64_t, kernels::Allocator<std::uint64_t>> input_versions;
   std::uint64_t output_version;
 };
 
