@@ -30,10 +30,15 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
     throw ShapeError("reshape: cannot reshape ", x.shape(), " (", x.numel(), " elements) into ", shape, " (",
                      numel(out), " elements)");
   const Shape in = x.shape();
-  auto back = [in](const Tensor& g) -> std::vector<Tensor> { return {reshape(g, in)}; };
   return detail::record(
-      "reshape", detail::share_storage(x, out), {x}, back,
-      [back](const Tensor& g, const Tensor&, const std::vector<Tensor>&) { return back(g); }, detail::Saved::nothing());
+      "reshape", detail::share_storage(x, out), {x},
+      [in](const Tensor& g) -> std::vector<Tensor> { return {reshape(g, in)}; },
+      // The input's shape from the input itself: a closure that captures nothing is kept inside
+      // the std::function, where one holding a Shape took a heap allocation per reshape.
+      [](const Tensor& g, const Tensor&, const std::vector<Tensor>& inputs) -> std::vector<Tensor> {
+        return {reshape(g, inputs[0].shape())};
+      },
+      detail::Saved::nothing());
 }
 
 Tensor unsqueeze(const Tensor& x, std::int64_t dim) {
