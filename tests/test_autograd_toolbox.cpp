@@ -10,6 +10,8 @@
 
 #include <litgrad/litgrad.hpp>
 
+#include "litgrad/detail/node.hpp"  // to record an operation with a broken backward
+
 using namespace litgrad;
 
 namespace {
@@ -338,4 +340,22 @@ TEST_CASE("a custom Function refuses a saved tensor changed in place, and a grad
   Tensor z = tensor({1.0, 2.0}).requires_grad_();
   CHECK_THROWS_WITH_AS(sum(autograd::Function<WrongShape>::apply(z)).backward(),
                        "wrong_shape: backward returned a gradient of shape [3] for argument 0 of shape [2]", AutogradError);
+}
+
+// The library's own operations are not checked as a Function's are, each time they run; the
+// backward pass checks every gradient's shape before adding it to an input's, so that a bug in
+// an operation is an error naming it, never a sum into the wrong elements or past the end.
+TEST_CASE("a library operation whose backward gives a gradient of the wrong shape is an error naming it") {
+  Tensor x = tensor({1.0, 2.0, 3.0, 4.0}).requires_grad_();
+  for (const Shape& wrong : {Shape{2, 2}, Shape{3}, Shape{8}}) {
+    const Tensor y = detail::record("broken", x.detach(), {x}, [wrong](const Tensor&) -> std::vector<Tensor> {
+      return {ones(wrong)};
+    });
+    CHECK_THROWS_WITH_AS(sum(y).backward(),
+                         ("backward: the gradient broken gave its input 0 has shape " + to_string(wrong) +
+                          ", and the input has shape [4] (a bug in litgrad's broken; please report it)")
+                             .c_str(),
+                         AutogradError);
+    CHECK_FALSE(x.grad().defined());
+  }
 }

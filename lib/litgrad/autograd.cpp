@@ -37,7 +37,7 @@ EnableGradGuard::~EnableGradGuard() { grad_enabled = previous_; }
 
 namespace detail {
 
-Node::Node(const char* name, std::vector<Tensor> in, BackwardFn fn, GraphBackwardFn graph_fn, Saved what,
+Node::Node(const char* name, InputList in, BackwardFn fn, GraphBackwardFn graph_fn, Saved what,
            std::uint64_t out_version)
     : op(name),
       inputs(std::move(in)),
@@ -51,12 +51,18 @@ Node::Node(const char* name, std::vector<Tensor> in, BackwardFn fn, GraphBackwar
 }
 Node::~Node() { --live_nodes; }
 
-Tensor record(const char* op, const Tensor& value, std::vector<Tensor> inputs, BackwardFn backward,
-              GraphBackwardFn graph_backward, Saved saved) {
-  if (!grad_enabled) return value;
-  const bool any =
-      std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined() && t.requires_grad(); });
-  if (!any) return value;
+namespace {
+bool needs_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
+}  // namespace
+
+bool records(Inputs inputs) { return grad_enabled && std::any_of(inputs.begin(), inputs.end(), needs_grad); }
+
+bool records(const std::vector<Tensor>& inputs) {
+  return grad_enabled && std::any_of(inputs.begin(), inputs.end(), needs_grad);
+}
+
+Tensor make_node(const char* op, const Tensor& value, Node::InputList inputs, BackwardFn backward,
+                 GraphBackwardFn graph_backward, Saved saved) {
   Tensor out = share_storage(value, value.shape());
   out.impl().requires_grad = true;
   out.impl().grad_fn = kernels::make_shared<Node>(op, std::move(inputs), std::move(backward), std::move(graph_backward),
@@ -239,13 +245,17 @@ void propagate(const std::vector<Tensor>& order, const std::vector<Tensor>& root
     Node& node = *t.grad_fn;
     std::vector<Tensor> grads;
     if (graph) {
-      grads = node.graph_backward(g, handle, node.inputs);
+      grads = node.graph_backward(g, handle, {node.inputs.begin(), node.inputs.end()});
     } else {
       grads = node.backward(g);
     }
     for (std::size_t i = 0; i < node.inputs.size(); ++i) {
       const Tensor& in = node.inputs[i];
       if (!in.defined() || !in.requires_grad() || i >= grads.size() || !grads[i].defined()) continue;
+      if (grads[i].shape() != in.shape())  // else it would be added to the wrong elements, or past the end
+        throw AutogradError("backward: the gradient ", node.op, " gave its input ", i, " has shape ", grads[i].shape(),
+                            ", and the input has shape ", in.shape(), " (a bug in litgrad's ", node.op,
+                            "; please report it)");
       accumulate(in.impl().pending_grad, grads[i], /*fresh=*/true, graph);
     }
     if (!pass.keep_graph) {  // free what the step saved; the emptied Node stays, to report a second backward()

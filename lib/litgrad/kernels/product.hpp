@@ -75,8 +75,10 @@ class Product {
            std::int64_t bc, bool tb, std::int64_t* columns = nullptr);
 
  private:
-  class Impl;
-  std::unique_ptr<Impl> impl_;
+  std::int64_t n_, k_, m_;
+  bool overwrite_;
+  class Impl;                   // the GEMM path, with its buffers
+  std::unique_ptr<Impl> impl_;  // none for a small product: most of a small model's, made per call
 };
 }  // namespace fast
 

@@ -155,19 +155,17 @@ void gemm(double* c, Eigen::Index ldc, const double* a, Eigen::Index lda, const 
 
 }  // namespace
 
-// Adds op(A) op(B) (n x k times k x m) into row-major n x m matrices, or writes it there when
-// `overwrite` (the matrix then need not be initialised), one product at a time, reusing its
-// buffers. A's and B's matrices are row-major r x c, transposed when asked.
+// The GEMM path of Product (plan() says which products take it): adds op(A) op(B) (n x k
+// times k x m) into row-major n x m matrices, or writes it there when `overwrite` (the matrix
+// then need not be initialised), one product at a time, reusing its buffers. A's and B's
+// matrices are row-major r x c, transposed when asked.
 class Product::Impl {
  public:
-  using Path = ProductPlan::Path;
-
   // Everything is row-major, like our tensors, so packing and copying out run along rows.
   // Eigen computes a row-major product as the transposed column-major one, so there the
   // tiles are mr columns by nr rows: m is padded to whole mr, n to whole nr.
   Impl(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms)
-      : n_(n), k_(k), m_(m), path_(plan(n, k, m).path), overwrite_(overwrite) {
-    if (path_ == Path::Small) return;
+      : n_(n), k_(k), m_(m), overwrite_(overwrite) {
     // Eigen's GEMM adds into C: each element becomes C + (its sum), rounded once, as adding the
     // product afterwards would give, when each sum is added in one pass (one_pass()).
     // The direct path is for GEMM's large sizes only: a long sum with a narrow C also goes to
@@ -186,13 +184,9 @@ class Product::Impl {
 
   void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
            std::int64_t bc, bool tb, std::int64_t* columns) {
-    if (columns && (!direct_ || k_ == 0 || m_ == 0)) std::fill_n(columns, n_, m_);  // only gemm_blocks leaves some out
-    if (n_ == 0 || m_ == 0) return;  // no elements (and empty operands' data may be null)
-    if (k_ == 0) {                   // a sum of no products
-      if (overwrite_) std::fill_n(c, n_ * m_, 0.0);
-      return;
-    }
-    if (path_ == Path::Small) return small_product(c, overwrite_, a, ac, ta, b, bc, tb, n_, k_, m_);
+    // (plan() sends here only sums of more than 8 terms.)
+    if (columns && !direct_) std::fill_n(columns, n_, m_);  // only gemm_blocks leaves some out
+    if (n_ == 0 || m_ == 0) return;                         // no elements (and empty operands' data may be null)
     if (direct_) {  // the transpose of a row-major matrix is the column-major one, same leading dimension
       constexpr int R = Eigen::RowMajor, C = Eigen::ColMajor;
       if (ta && tb) return gemm_blocks<C, C>(c, a, ac, b, bc, columns);
@@ -372,7 +366,6 @@ class Product::Impl {
   }
 
   std::int64_t n_, k_, m_;
-  Path path_;
   bool overwrite_;
   bool direct_ = false;       // GEMM writing C itself (see gemm_direct)
   bool skips_terms_ = false;  // gemm_blocks may leave zero terms out of sums
@@ -387,13 +380,23 @@ class Product::Impl {
 };
 
 Product::Product(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms)
-    : impl_(std::make_unique<Impl>(n, k, m, overwrite, skip_zero_terms)) {}
+    : n_(n), k_(k), m_(m), overwrite_(overwrite) {
+  if (plan(n, k, m).path == ProductPlan::Path::Gemm)
+    impl_ = std::make_unique<Impl>(n, k, m, overwrite, skip_zero_terms);
+}
 
 Product::~Product() = default;
 
 void Product::add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b,
                   std::int64_t br, std::int64_t bc, bool tb, std::int64_t* columns) {
-  impl_->add(c, a, ar, ac, ta, b, br, bc, tb, columns);
+  if (impl_) return impl_->add(c, a, ar, ac, ta, b, br, bc, tb, columns);
+  if (columns) std::fill_n(columns, n_, m_);  // a small product writes whole rows
+  if (n_ == 0 || m_ == 0) return;             // no elements (and empty operands' data may be null)
+  if (k_ == 0) {                              // a sum of no products
+    if (overwrite_) std::fill_n(c, n_ * m_, 0.0);
+    return;
+  }
+  small_product(c, overwrite_, a, ac, ta, b, bc, tb, n_, k_, m_);
 }
 
 }  // namespace litgrad::kernels::fast
