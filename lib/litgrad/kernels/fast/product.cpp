@@ -258,6 +258,7 @@ class Product::Impl {
     const std::int64_t parts = parts_for(n_ * k_ * m_, most_parts);
     if (!skips_terms_ && !columns && parts == 1) return gemm_direct<AOrder, BOrder>(c, m_, a, lda, b, ldb, n_, k_, m_);
     blocks_.clear();
+    blocks_.reserve(static_cast<std::size_t>(most_parts) + 1);
     bool skips = false;
     for (std::int64_t r0 = 0; r0 < n_; r0 += kBlockRows) {
       const std::int64_t r1 = std::min(n_, r0 + kBlockRows);
@@ -275,6 +276,8 @@ class Product::Impl {
     if (skips && !all_finite(b, k_ * m_))  // op(B): B is contiguous, m x k or k x m
       for (Block& block : blocks_) block.lo = 0, block.hi = k_;
     blocks_.push_back({n_, 0, 0, 0});  // the end
+    if (parts == 1)                    // on this thread, without cutting the blocks into parts or handing them over
+      return gemm_some_blocks<AOrder, BOrder>(0, blocks_.size() - 1, c, a, lda, b, ldb, columns);
     const std::vector<std::size_t> cuts = cut(parts);
     parallel_for(parts, [&](std::int64_t part) {
       gemm_some_blocks<AOrder, BOrder>(cuts[part], cuts[part + 1], c, a, lda, b, ldb, columns);
