@@ -130,7 +130,7 @@ std::vector<Tensor> topological_order(const std::vector<Tensor>& roots, std::uin
       const auto* inputs = t.impl().grad_fn ? &t.impl().grad_fn->inputs : nullptr;
       if (inputs && next_input < inputs->size()) {
         const Tensor& in = (*inputs)[next_input++];
-        if (in.defined() && in.requires_grad() && in.impl().reached_in_pass != pass) {
+        if (needs_grad(in) && in.impl().reached_in_pass != pass) {
           in.impl().reached_in_pass = pass;
           stack.push_back({in, 0});
         }
@@ -210,7 +210,7 @@ void propagate(const std::vector<Tensor>& order, const std::vector<Tensor>& root
     bool needed = !pass.targets || is_target(t);
     if (t.grad_fn)
       for (const Tensor& in : t.grad_fn->inputs)
-        needed = needed || (in.defined() && in.requires_grad() && in.impl().reached_in_pass == needed_mark);
+        needed = needed || (needs_grad(in) && in.impl().reached_in_pass == needed_mark);
     if (needed) t.reached_in_pass = needed_mark;
   }
   // Every step that will run can run, checked before any gradient is added anywhere.
