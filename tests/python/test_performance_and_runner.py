@@ -80,6 +80,9 @@ class Report(unittest.TestCase):
         # A goal not met has its bound on the page; a goal met does not.
         bounds = [l for l in lines if l.startswith("**What bounds it:**")]
         self.assertEqual(bounds, ["**What bounds it:** " + single["bound"]])
+        # Every goal says what bounds it, for the machine on which it is not met.
+        for w in results["workloads"]:
+            self.assertTrue(w.get("bound"), w["title"])
         threads = next(w for w in results["workloads"] if w["title"] == "Two threads")
         self.assertEqual(threads["rows"], [["the block at L = 64", 6.4, 6.0, 6.4 / 6.0, "yes"],
                                            ["chapter 12's GPT step", 10.0, 5.0, 2.0, "yes"]])
