@@ -260,7 +260,7 @@ def write_report(folder):
     kept = {c: runner.trained_earlier_seconds(p) if os.path.exists(p) else 0.0 for c, p in programs.items()}
     seconds_of = {c: min(runs) + kept[c] for c, runs in book.items()}
     total = sum(seconds_of.values())
-    heaviest = max(book, key=lambda c: kept[c])
+    slowest = max(book, key=lambda c: seconds_of[c])
     budget = {c: reader.budget_seconds(reader.read(os.path.join(ROOT, "chapters", c + ".cpp")))[0]
               for c in book}
     workloads.append({"title": "The book's claims", "kind": "table",
@@ -277,9 +277,10 @@ def write_report(folder):
                       "why": "The claims run on every build and in every test run; a book that proves "
                              "itself in seconds gets proved often.",
                       "met": all(seconds_of[c] < budget[c] for c in book) and total < 300,
-                      "bound": f"Training on one core: the models chapter {int(heaviest[:2])}'s claims "
-                               f"share, trained once and kept, took {kept[heaviest]:.0f} of the book's "
-                               f"{total:.0f} seconds in this run. A budget is seconds of the machine the "
+                      "bound": f"The slowest chapter, chapter {int(slowest[:2])}, took "
+                               f"{seconds_of[slowest]:.0f} of the book's {total:.0f} seconds in this run, "
+                               f"{kept[slowest]:.0f} of them training on one core the models its claims "
+                               "share, trained once and kept. A budget is seconds of the machine the "
                                "book is proved on: the chapter runner lets it grow by how much slower "
                                "than that machine this one runs a fixed piece of work "
                                "(tools/litgrad_book/calibration.cpp), and this table does not."})
