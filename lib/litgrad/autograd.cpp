@@ -115,24 +115,27 @@ void accumulate(Tensor& g, const Tensor& delta, bool fresh, bool graph) {
 
 // Every tensor that a gradient from `roots` passes through, each after all tensors computed
 // from it (depth-first, iterative so that a long chain cannot overflow the stack). Each tensor
-// it reaches is marked with `pass`, a number no other pass uses.
-std::vector<Tensor> topological_order(const std::vector<Tensor>& roots, std::uint64_t pass) {
-  std::vector<Tensor> order;
-  std::vector<std::pair<Tensor, std::size_t>> stack;
+// it reaches is marked with `pass`, a number no other pass uses. The order points at the
+// tensors where the graph holds them (in `roots` and in the Nodes' inputs) rather than copying
+// them: a copy is an atomic count up and down per tensor, a cost the size of a small step's
+// arithmetic. The pointers stay good while `roots` lives and no Node's inputs are cleared.
+std::vector<const Tensor*> topological_order(const std::vector<Tensor>& roots, std::uint64_t pass) {
+  std::vector<const Tensor*> order;
+  std::vector<std::pair<const Tensor*, std::size_t>> stack;  // a tensor, and the next input to visit
   order.reserve(32);
   stack.reserve(32);
   for (const Tensor& root : roots) {
     if (root.impl().reached_in_pass == pass) continue;
     root.impl().reached_in_pass = pass;
-    stack.push_back({root, 0});
+    stack.push_back({&root, 0});
     while (!stack.empty()) {
       auto& [t, next_input] = stack.back();
-      const auto* inputs = t.impl().grad_fn ? &t.impl().grad_fn->inputs : nullptr;
+      const auto* inputs = t->impl().grad_fn ? &t->impl().grad_fn->inputs : nullptr;
       if (inputs && next_input < inputs->size()) {
         const Tensor& in = (*inputs)[next_input++];
         if (needs_grad(in) && in.impl().reached_in_pass != pass) {
           in.impl().reached_in_pass = pass;
-          stack.push_back({in, 0});
+          stack.push_back({&in, 0});
         }
       } else {
         order.push_back(t);
@@ -185,17 +188,10 @@ Tensor run_hooks(TensorImpl& t, Tensor g) {
   return g;
 }
 
-// Sends each seed back from its root through `order` (roots first, as topological_order gives
-// it). Gradients of intermediate tensors live in pending_grad only while the pass needs them;
-// none is left behind, even when a step throws.
-void propagate(const std::vector<Tensor>& order, const std::vector<Tensor>& roots, const std::vector<Tensor>& seeds,
-               Pass& pass) {
-  struct ClearPending {
-    const std::vector<Tensor>& order;
-    ~ClearPending() {
-      for (const Tensor& t : order) t.impl().pending_grad = Tensor();
-    }
-  } clear_pending{order};
+// The body of propagate: every step's gradient computed and added to its inputs' pending_grad,
+// freeing what each step saved unless the graph is kept.
+void send_gradients(const std::vector<const Tensor*>& order, const std::vector<Tensor>& roots,
+                    const std::vector<Tensor>& seeds, Pass& pass) {
   const bool graph = pass.create_graph;
   for (std::size_t r = 0; r < roots.size(); ++r) accumulate(roots[r].impl().pending_grad, seeds[r], false, graph);
   // Which tensors a gradient must still pass through: all of them for backward(); for grad(),
@@ -206,7 +202,7 @@ void propagate(const std::vector<Tensor>& order, const std::vector<Tensor>& root
     return std::any_of(pass.targets->begin(), pass.targets->end(), [&](const Tensor& x) { return &x.impl() == &t; });
   };
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    TensorImpl& t = it->impl();
+    TensorImpl& t = (*it)->impl();
     bool needed = !pass.targets || is_target(t);
     if (t.grad_fn)
       for (const Tensor& in : t.grad_fn->inputs)
@@ -214,8 +210,8 @@ void propagate(const std::vector<Tensor>& order, const std::vector<Tensor>& root
     if (needed) t.reached_in_pass = needed_mark;
   }
   // Every step that will run can run, checked before any gradient is added anywhere.
-  for (const Tensor& handle : order) {
-    const TensorImpl& t = handle.impl();
+  for (const Tensor* handle : order) {
+    const TensorImpl& t = handle->impl();
     if (t.reached_in_pass != needed_mark || !t.grad_fn) continue;
     const Node& node = *t.grad_fn;
     if (!node.backward)
@@ -228,8 +224,8 @@ void propagate(const std::vector<Tensor>& order, const std::vector<Tensor>& root
                           "(autograd.hpp lists the operations whose gradients can be)");
     check_versions(node, t);
   }
-  for (const Tensor& handle : order) {
-    TensorImpl& t = handle.impl();
+  for (const Tensor* handle : order) {
+    TensorImpl& t = handle->impl();
     if (t.reached_in_pass != needed_mark) continue;
     Tensor g = std::move(t.pending_grad);
     t.pending_grad = Tensor();
@@ -245,7 +241,7 @@ void propagate(const std::vector<Tensor>& order, const std::vector<Tensor>& root
     Node& node = *t.grad_fn;
     std::vector<Tensor> grads;
     if (graph) {
-      grads = node.graph_backward(g, handle, {node.inputs.begin(), node.inputs.end()});
+      grads = node.graph_backward(g, *handle, {node.inputs.begin(), node.inputs.end()});
     } else {
       grads = node.backward(g);
     }
@@ -263,9 +259,27 @@ void propagate(const std::vector<Tensor>& order, const std::vector<Tensor>& root
       node.graph_backward = nullptr;
     }
   }
-  if (!pass.keep_graph)  // the inputs last, from the leaves' end: they may hold the rest of the graph
+}
+
+// Sends each seed back from its root through `order` (roots first, as topological_order gives
+// it). Gradients of intermediate tensors live in pending_grad only while the pass needs them;
+// none is left behind, even when a step throws.
+void propagate(const std::vector<const Tensor*>& order, const std::vector<Tensor>& roots,
+               const std::vector<Tensor>& seeds, Pass& pass) {
+  {
+    struct ClearPending {
+      const std::vector<const Tensor*>& order;
+      ~ClearPending() {
+        for (const Tensor* t : order) t->impl().pending_grad = Tensor();
+      }
+    } clear_pending{order};
+    send_gradients(order, roots, seeds, pass);
+  }
+  // With the gradients sent, the inputs last, from the leaves' end: they may hold the rest of
+  // the graph, and clearing a Node's inputs frees only tensors this loop has passed.
+  if (!pass.keep_graph)
     for (auto it = order.rbegin(); it != order.rend(); ++it)
-      if (it->impl().grad_fn && !it->impl().grad_fn->backward) it->impl().grad_fn->inputs.clear();
+      if ((*it)->impl().grad_fn && !(*it)->impl().grad_fn->backward) (*it)->impl().grad_fn->inputs.clear();
 }
 
 // The seed for a root: the given gradient, checked, or 1 for a one-element root.
@@ -301,8 +315,8 @@ void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, 
   Pass pass;
   pass.create_graph = create_graph;
   pass.keep_graph = retain_graph.value_or(create_graph);
-  const auto order = topological_order({*this}, ++passes);
-  propagate(order, {*this}, {seed}, pass);
+  const std::vector<Tensor> roots{*this};  // named: the order points into it
+  propagate(topological_order(roots, ++passes), roots, {seed}, pass);
 }
 
 namespace autograd {
@@ -336,8 +350,7 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   pass.keep_graph = retain_graph.value_or(create_graph);
   pass.targets = &inputs;
   pass.captured.resize(inputs.size());
-  const auto order = topological_order(outputs, ++passes);
-  propagate(order, outputs, seeds, pass);
+  propagate(topological_order(outputs, ++passes), outputs, seeds, pass);
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (!pass.captured[i].defined() && !allow_unused)
       throw AutogradError(
