@@ -259,6 +259,36 @@ TEST_CASE("a hook on a leaf sees its gradient before it is added to grad()") {
   CHECK(w.grad().item() == 0.0);
 }
 
+TEST_CASE("a backward() started inside a running backward pass is refused, and leaves the graph as it was") {
+  // A pass marks the tensors it walks and points into the graph; a second pass inside it, here
+  // from a hook, sharing a's step with it, would overwrite those marks (the outer pass then
+  // skipped a and x: x's gradient silently short of 6x) and free what it points at.
+  Tensor x = tensor({1.0, 2.0}).requires_grad_();
+  const Tensor a = x * x;
+  Tensor m = a * 3.0;
+  const Tensor z = sum(a * 5.0);
+  RemovableHandle handle = m.register_hook([&](const Tensor& g) {
+    z.backward();
+    return g;
+  });
+  CHECK_THROWS_WITH_AS(sum(m).backward(), doctest::Contains("backward: called while a backward pass is running"),
+                       AutogradError);
+  CHECK_FALSE(x.grad().defined());  // nothing reached x
+  handle.remove();
+  sum(m).backward(Tensor(), true);  // a's step, which z's graph shares, kept for z
+  z.backward();
+  CHECK(x.grad().to_vector() == std::vector<double>{16.0, 32.0});  // 6x + 10x: both graphs whole
+  Tensor w = tensor({1.0}).requires_grad_();
+  Tensor v = w * 2.0;
+  v.register_hook([&](const Tensor& g) {
+    EnableGradGuard record;  // the pass records nothing, so the hook turns recording on
+    autograd::grad({sum(w * w)}, {w});
+    return g;
+  });
+  CHECK_THROWS_WITH_AS(sum(v).backward(), doctest::Contains("grad: called while a backward pass is running"),
+                       AutogradError);
+}
+
 TEST_CASE("retain_grad keeps the gradient of a tensor made by an operation, and without it grad() says how to ask") {
   Tensor x = tensor({1.0, 2.0}).requires_grad_();
   Tensor h = x * 3.0;

@@ -21,6 +21,7 @@ namespace litgrad {
 
 namespace {
 thread_local bool grad_enabled = true;
+thread_local bool pass_running = false;  // a backward pass is running on this thread
 std::atomic<long> live_nodes{0};
 std::atomic<std::uint64_t> passes{0};
 std::atomic<std::uint64_t> hook_ids{0};
@@ -188,8 +189,9 @@ Tensor run_hooks(TensorImpl& t, Tensor g) {
   return g;
 }
 
-// The body of propagate: every step's gradient computed and added to its inputs' pending_grad,
-// freeing what each step saved unless the graph is kept.
+// The body of propagate, over `order` (roots first, as topological_order gives it): every step's
+// gradient computed and added to its inputs' pending_grad, freeing what each step saved unless
+// the graph is kept.
 void send_gradients(const std::vector<const Tensor*>& order, const std::vector<Tensor>& roots,
                     const std::vector<Tensor>& seeds, Pass& pass) {
   const bool graph = pass.create_graph;
@@ -261,11 +263,22 @@ void send_gradients(const std::vector<const Tensor*>& order, const std::vector<T
   }
 }
 
-// Sends each seed back from its root through `order` (roots first, as topological_order gives
-// it). Gradients of intermediate tensors live in pending_grad only while the pass needs them;
-// none is left behind, even when a step throws.
-void propagate(const std::vector<const Tensor*>& order, const std::vector<Tensor>& roots,
-               const std::vector<Tensor>& seeds, Pass& pass) {
+// Sends each seed back from its root through the graph. Gradients of intermediate tensors live
+// in pending_grad only while the pass needs them; none is left behind, even when a step throws.
+// A pass marks the tensors it walks (reached_in_pass) and keeps its order as pointers into the
+// graph, so a second pass started inside it (by a hook, say) would overwrite its marks and could
+// free what its order points at: that is refused, naming `op`.
+void propagate(const char* op, const std::vector<Tensor>& roots, const std::vector<Tensor>& seeds, Pass& pass) {
+  if (pass_running)
+    throw AutogradError(op,
+                        ": called while a backward pass is running on this thread (from a hook, say); litgrad's "
+                        "backward passes do not nest, since a pass marks the graph it walks. Compute what the hook "
+                        "needs after the backward() that runs it");
+  struct Running {
+    Running() { pass_running = true; }
+    ~Running() { pass_running = false; }
+  } running;
+  const std::vector<const Tensor*> order = topological_order(roots, ++passes);
   {
     struct ClearPending {
       const std::vector<const Tensor*>& order;
@@ -315,8 +328,7 @@ void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, 
   Pass pass;
   pass.create_graph = create_graph;
   pass.keep_graph = retain_graph.value_or(create_graph);
-  const std::vector<Tensor> roots{*this};  // named: the order points into it
-  propagate(topological_order(roots, ++passes), roots, {seed}, pass);
+  propagate("backward", {*this}, {seed}, pass);
 }
 
 namespace autograd {
@@ -350,7 +362,7 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   pass.keep_graph = retain_graph.value_or(create_graph);
   pass.targets = &inputs;
   pass.captured.resize(inputs.size());
-  propagate(topological_order(outputs, ++passes), outputs, seeds, pass);
+  propagate("grad", outputs, seeds, pass);
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (!pass.captured[i].defined() && !allow_unused)
       throw AutogradError(

@@ -93,8 +93,9 @@ namespace autograd {
 /// \endcode
 /// \throws AutogradError for an output or input that does not require grad, an unused input
 ///   (without allow_unused), a freed graph, a tensor changed in place since the forward, or an
-///   operation whose gradient cannot be recorded (with create_graph); ShapeError for a
-///   grad_output of the wrong shape.
+///   operation whose gradient cannot be recorded (with create_graph), or a call inside a running
+///   backward pass (from a hook: passes do not nest); ShapeError for a grad_output of the wrong
+///   shape.
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs = {}, std::optional<bool> retain_graph = std::nullopt,
                          bool create_graph = false, bool allow_unused = false);

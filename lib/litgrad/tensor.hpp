@@ -139,8 +139,9 @@ class Tensor {
   ///   grad() have a history and can be differentiated again (see autograd::grad()).
   /// \throws AutogradError when this tensor does not require grad, when \p gradient is
   ///   omitted for a non-scalar, when the graph was already freed, when a tensor the backward
-  ///   needs was changed in place since the forward (see version()), or when \p create_graph
-  ///   meets an operation whose backward cannot be recorded.
+  ///   needs was changed in place since the forward (see version()), when \p create_graph
+  ///   meets an operation whose backward cannot be recorded, or when called inside a running
+  ///   backward pass (from a hook: torch allows such reentrant passes, litgrad's do not nest).
   /// \throws ShapeError when \p gradient has another shape.
   void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
                 bool create_graph = false) const;
