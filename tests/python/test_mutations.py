@@ -1,4 +1,4 @@
-"""The mutation ledger's check refuses every gap it promises to: a claim no bug turns red, an unnamed backward, a survivor without a reason, a stale result.
+"""The mutation ledger's check refuses every gap it promises to, and only code makes a result stale: prose, comments, layout and a claim's wording rerun nothing.
 
 litgrad_book.mutations on small catalogues, chapters and ledgers made here, so that what
 ``tools/mutate --check`` (and CI) refuses is itself tested.
@@ -8,7 +8,7 @@ import os
 import tempfile
 import unittest
 
-from litgrad_book import mutations, reader
+from litgrad_book import fingerprint, mutations, reader
 
 CHAPTER = ("// Chapter 9 · Trying\n// ==================\n//\n// Intro.\n\n// %% about: A try.\n"
            "// %%\n// One.\n\nTEST_CASE(\"one\") {}\n// %%\n// Two.\n\nTEST_CASE(\"two\") {}\n")
@@ -114,28 +114,70 @@ class Check(unittest.TestCase):
 
 
 class OutOfDate(unittest.TestCase):
-    def test_a_result_goes_out_of_date_when_its_file_its_chapter_or_its_definition_changes(self):
-        with tempfile.TemporaryDirectory() as root:
-            os.makedirs(os.path.join(root, "chapters"))
-            path = os.path.join(root, "chapters", "09_try.cpp")
-            with open(path, "w") as f:
-                f.write(CHAPTER)
-            book = mutations.chapters(root)
-            cats = {"09_try": catalogue("09_try", mutation("m"))}
-            m = cats["09_try"][0]
-            self.assertEqual(mutations.depends_on(m, book, root), ["chapters/09_try.cpp"])
-            ledger = {"mutations": {}}
-            self.assertEqual(mutations.out_of_date(ledger, cats, book, root), {"09_try: m": ["(never run)"]})
-            ledger["mutations"]["09_try: m"] = {"depends": {"chapters/09_try.cpp": mutations.sha256(path)},
-                                                "definition": mutations.definition(m)}
-            self.assertEqual(mutations.out_of_date(ledger, cats, book, root), {})
-            with open(path, "a") as f:
-                f.write("// a change\n")
-            self.assertEqual(mutations.out_of_date(ledger, cats, book, root), {"09_try: m": ["chapters/09_try.cpp"]})
-            ledger["mutations"]["09_try: m"]["depends"]["chapters/09_try.cpp"] = mutations.sha256(path)
-            m["replace"] = "c"
-            self.assertEqual(mutations.out_of_date(ledger, cats, book, root),
-                             {"09_try: m": ["tests/mutations/09_try.toml"]})
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.root = self.dir.name
+        os.makedirs(os.path.join(self.root, "chapters"))
+        self.path = os.path.join(self.root, "chapters", "09_try.cpp")
+        self.base = CHAPTER + "int value = 1;\n"
+        self.write(self.base)
+        self.cats = {"09_try": catalogue("09_try", mutation("m", find="int value = 1;", replace="int value = 2;"))}
+        self.m = self.cats["09_try"][0]
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def write(self, text):
+        with open(self.path, "w") as f:
+            f.write(text)
+        self.book = mutations.chapters(self.root)
+
+    def stale(self, ledger):
+        return mutations.out_of_date(ledger, self.cats, self.book, self.root)
+
+    def ran(self):
+        """A ledger in which the mutation ran on the chapter as it is, and turned "two" red."""
+        red = {"09_try": ["two"]}
+        return {"mutations": {"09_try: m": {
+            "status": "killed", "red": red, "red_places": mutations.places_of(red, self.book),
+            "code": mutations.code_of(self.root, mutations.depends_on(self.m, self.book, self.root)),
+            "definition": mutations.definition(self.m)}}}
+
+    def test_a_result_goes_out_of_date_when_its_code_or_its_definition_changes(self):
+        self.assertEqual(mutations.depends_on(self.m, self.book, self.root), ["chapters/09_try.cpp"])
+        self.assertEqual(self.stale({"mutations": {}}), {"09_try: m": ["(never run)"]})
+        ledger = self.ran()
+        self.assertEqual(self.stale(ledger), {})
+        self.write(self.base + "int added = 1;\n")
+        self.assertEqual(self.stale(ledger), {"09_try: m": ["chapters/09_try.cpp"]})
+        self.write(self.base)
+        self.m["replace"] = "c"
+        self.assertEqual(self.stale(ledger), {"09_try: m": ["tests/mutations/09_try.toml"]})
+
+    def test_prose_comments_layout_and_a_claims_wording_stale_nothing(self):
+        ledger = self.ran()
+        self.write(self.base.replace("// Two.", "// Two, said better.\n// And a second line.")
+                   .replace("TEST_CASE(\"two\") {}", "TEST_CASE(\"two, \"\n          \"reworded\")  {  }  // why"))
+        self.assertEqual(self.stale(ledger), {})
+        self.assertEqual([c.name for c in self.book["09_try"].claims], ["one", "two, reworded"])
+        # the verdict follows the claim to its new name: it is still the second claim
+        self.assertEqual(mutations.red_claims(ledger["mutations"]["09_try: m"], "09_try", self.book["09_try"],
+                                              self.root), ["two, reworded"])
+        self.assertEqual(mutations.problems(ledger, self.cats, self.book, set(), self.root),
+                         ['chapters/09_try.cpp:10: no mutation of its catalogue turns the claim "one" red'])
+
+    def test_once_the_code_changes_the_recorded_names_count_again(self):
+        ledger = self.ran()
+        self.write(self.base.replace("TEST_CASE(\"two\") {}", "TEST_CASE(\"deux\") { int x = 0; }"))
+        self.assertEqual(mutations.red_claims(ledger["mutations"]["09_try: m"], "09_try", self.book["09_try"],
+                                              self.root), ["two"])
+
+    def test_a_mutations_text_lost_to_an_edit_is_a_problem_before_any_run(self):
+        ledger = self.ran()
+        self.write(self.base.replace("int value = 1;", "int value  =  1;"))
+        self.assertEqual(self.stale(ledger), {})  # the code is the same ...
+        self.assertIn("tests/mutations/09_try.toml: 'm': stale (its text is no longer in chapters/09_try.cpp)",
+                      mutations.problems(ledger, self.cats, self.book, set(), self.root))  # ... its text is not
 
     def test_the_repositorys_own_ledger_reads(self):
         from litgrad_book import ROOT
@@ -144,6 +186,48 @@ class OutOfDate(unittest.TestCase):
         with open(mutations.ledger_path(ROOT), encoding="utf-8") as f:
             self.assertIn("mutations", json.load(f))
         self.assertIn("matmul", mutations.recorded_ops(ROOT))
+
+
+class Fingerprint(unittest.TestCase):
+    CODE = ('#include <vector>\n// %% A heading\n// prose\nint f(int a, int b) { return a - -b; }  // why\n'
+            'TEST_CASE("a claim") { CHECK(f(1, 2) == 3); }\n#define TWICE(x) (2 * (x))\n+1\n'
+            'const char* s = "a // b"; /* c */ const char* r = R"(x)"; char q = \'\\\'\'; long n = 1\'000;\n')
+
+    def same(self, edited):
+        return fingerprint.of_text(edited) == fingerprint.of_text(self.CODE)
+
+    def test_prose_comments_layout_and_claim_names_do_not_count(self):
+        self.assertTrue(self.same(self.CODE.replace("// prose", "// other prose\n// and more")))
+        self.assertTrue(self.same(self.CODE.replace("  // why", "").replace("/* c */", "/* other */")))
+        self.assertTrue(self.same(self.CODE.replace("int f(int a, int b) {", "int f(int a,\n      int b)\n{")))
+        self.assertTrue(self.same(self.CODE.replace('"a claim"', '"a claim, "\n          "reworded"')))
+        self.assertTrue(self.same(self.CODE.replace('"a // b"', '"a "\n    "// b"')))  # joined, as the compiler does
+
+    def test_every_change_of_a_token_counts(self):
+        for old, new in [("a - -b", "a--b"), ("a - -b", "a - b"), ('"a // b"', '"a // c"'), ("R\"(x)\"", "R\"(y)\""),
+                         ("1\'000", "1\'001"), ("#define TWICE(x) (2 * (x))\n+1", "#define TWICE(x) (2 * (x)) +1"),
+                         ("<vector>", "<string>"), ("CHECK(", "REQUIRE(")]:
+            self.assertIn(old, self.CODE)
+            self.assertFalse(self.same(self.CODE.replace(old, new)), f"{old!r} -> {new!r}")
+
+    def test_a_claim_name_is_the_only_string_that_does_not_count(self):
+        self.assertEqual(fingerprint.code_of('TEST_CASE("x") { f("y"); }'), 'TEST_CASE("<claim>"){f("y");}')
+
+    def test_an_escape_that_a_joined_literal_would_extend_keeps_them_apart(self):
+        self.assertNotEqual(fingerprint.of_text('s = "\\x4" "1";'), fingerprint.of_text('s = "\\x41";'))
+
+    def test_the_books_chapters_keep_their_fingerprints_under_their_clang_format(self):
+        """Formatting a chapter changes no mutation's freshness (when clang-format is here)."""
+        import shutil
+        import subprocess
+        from litgrad_book import ROOT
+        if not shutil.which("clang-format"):
+            self.skipTest("clang-format is not installed")
+        for path in reader.chapter_files(ROOT):
+            formatted = subprocess.run(["clang-format", f"--style=file:{ROOT}/chapters/.clang-format", path],
+                                       capture_output=True, text=True, check=True).stdout
+            with open(path, encoding="utf-8") as f:
+                self.assertEqual(fingerprint.of_text(f.read()), fingerprint.of_text(formatted), path)
 
 
 if __name__ == "__main__":

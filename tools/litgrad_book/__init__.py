@@ -7,7 +7,9 @@
 * ``sphinx_extension``: the Sphinx extension that makes chapters pages, and the course,
   Claims, API and Performance pages.
 * ``mutations``: the catalogues of plausible bugs and the ledger of what each turned red, its
-  check, and how the pages show it; ``mutate``: ``tools/mutate``, which runs them.
+  check, and how the pages show it; ``mutate``: ``tools/mutate``, which runs them;
+  ``fingerprint``: what a file's code is without its prose, which decides when a result is
+  out of date.
 * ``exercises``: a chapter's exercises, their catalogues of learners' mistakes, reading
   doctest's report, and the exercise section of a chapter's page; ``exercise_tool``:
   ``tools/exercise``, the learner's command.

@@ -18,12 +18,15 @@ the tree (build-mutate/src; your files are never touched), rebuilt incrementally
 build-mutate/build, and the programs its file can affect are run: a chapter's file reruns that
 chapter's claims, an exercise's file its tests, any other file every test program and chapter.
 The tests that went red are recorded, the file restored, and the results merged into
-tests/mutations/ledger.json with the commit and the content hashes of the files it ran on.
+tests/mutations/ledger.json with the commit and the fingerprints of the code it ran on
+(litgrad_book.fingerprint: comments, prose, layout and the claims' wording do not count, so
+editing them reruns nothing; editing code reruns every mutation of that file and, for a
+chapter, every mutation of the chapter's catalogue).
 
 The check fails when a claim of a chapter is turned red by no mutation of its chapter's
 catalogue, when an operation that records a backward has no killed mutation naming it, when a
-mutation survives without a written reason, or when one is stale (its text is gone), ambiguous
-(found more than once) or does not compile. It prints each chapter's and the library's score.
+mutation survives without a written reason, or when one is stale (its text is gone, checked in
+the files as they are now), ambiguous (found more than once) or does not compile. It prints each chapter's and the library's score.
 """
 import datetime
 import glob
@@ -37,7 +40,7 @@ import time
 import xml.etree.ElementTree as ElementTree
 
 from litgrad_book import ROOT, mutations, reader
-from litgrad_book.mutations import sha256
+from litgrad_book.fingerprint import of_file as fingerprint_of
 
 LEDGER = mutations.ledger_path(ROOT)
 WORK = os.path.join(ROOT, os.environ.get("MUTATE_DIR", "build-mutate"))
@@ -58,6 +61,11 @@ def tracked_files():
     return [f for f in out if f and os.path.isfile(os.path.join(ROOT, f))]
 
 
+def same_bytes(a, b):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
 def sync():
     """Makes build-mutate/src a copy of the working tree, copying only what differs, so that
     the scratch build stays incremental."""
@@ -65,7 +73,7 @@ def sync():
     wanted = set(tracked_files())
     for f in wanted:
         source, target = os.path.join(ROOT, f), os.path.join(SRC, f)
-        if not os.path.exists(target) or sha256(source) != sha256(target):
+        if not os.path.exists(target) or not same_bytes(source, target):
             os.makedirs(os.path.dirname(target), exist_ok=True)
             shutil.copy(source, target)  # a new mtime: the build must see the file changed
     for folder, _, files in os.walk(SRC):
@@ -259,12 +267,15 @@ def tree_state():
 
 def write_ledger(ledger, results, cats, book, seconds, state):
     """Merges the results into the ledger. ``state`` is the tree's (head, dirty) when the
-    run copied it; the files' hashes are taken from that copy (build-mutate/src), not from
-    the working tree, which may have changed while the run went on."""
+    run copied it; the files' fingerprints, and the places of the red claims among their
+    chapter's claims, are taken from that copy (build-mutate/src), not from the working tree,
+    which may have changed while the run went on."""
     head, dirty = state
     by_name = {m["key"]: m for ms in cats.values() for m in ms}
+    copied = mutations.chapters(SRC)  # the chapters as the run saw them
     for name, r in results.items():
-        r["depends"] = {f: sha256(os.path.join(SRC, f)) for f in mutations.depends_on(by_name[name], book, SRC)}
+        r["code"] = {f: fingerprint_of(os.path.join(SRC, f)) for f in mutations.depends_on(by_name[name], book, SRC)}
+        r["red_places"] = mutations.places_of(r["red"], copied)
         r["definition"] = mutations.definition(by_name[name])
         r["commit"] = head
     ledger["mutations"].update(results)
@@ -283,7 +294,7 @@ def write_ledger(ledger, results, cats, book, seconds, state):
 def check(ledger, cats, book):
     """Prints each catalogue's score, how many results are out of date and every problem
     (``mutations.problems``); True when there is none."""
-    found = mutations.problems(ledger, cats, book, mutations.recorded_ops(ROOT))
+    found = mutations.problems(ledger, cats, book, mutations.recorded_ops(ROOT), ROOT)
     for name, s in mutations.scores(ledger, cats).items():
         shown = "not run" if s["score"] is None else f"{s['score']:.0%}"
         log(f"  {name}: {s['killed']} of {s['mutations']} mutations killed, {s['survived']} survived; score {shown}")

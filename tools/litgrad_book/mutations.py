@@ -5,8 +5,9 @@ each a name, a file, the exact text to find and its replacement, a sentence sayi
 models (``bug``), for the library's the operations whose backward it breaks (``ops``), and for
 one that is expected to survive the measured reason (``survives``). ``tools/mutate`` (module
 ``mutate``) applies each in a scratch copy, reruns the claims and records in
-``tests/mutations/ledger.json`` which tests went red, with the commit and the content hashes of
-the files each result depends on.
+``tests/mutations/ledger.json`` which tests went red, with the commit and the fingerprints of
+the code each result depends on (``fingerprint``: the tokens, not the comments, the layout or
+the claims' wording, so that editing prose reruns nothing).
 
 This module holds what needs no build: reading the catalogues and the ledger, which results are
 out of date, the scores, the check CI runs (``problems``), and the reST the book's pages show of
@@ -23,7 +24,7 @@ import re
 
 import tomllib
 
-from litgrad_book import reader
+from litgrad_book import fingerprint, reader
 
 REQUIRED = ("name", "file", "bug", "find", "replace")
 RECORDED = re.compile(r'\b(?:record|unary|binary)\("([^"]+)"')
@@ -32,11 +33,6 @@ RECORDED = re.compile(r'\b(?:record|unary|binary)\("([^"]+)"')
 class CatalogueError(Exception):
     """A catalogue written wrong: a missing field, a name used twice, a mutation that does
     nothing."""
-
-
-def sha256(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
 
 
 def folder(root):
@@ -100,6 +96,24 @@ def load_ledger(root):
         return json.load(f)
 
 
+_fingerprints = {}
+
+
+def code_fingerprint(path):
+    """``fingerprint.of_file``, remembered while the file is unchanged (the check and the pages
+    ask for the same few files hundreds of times)."""
+    st = os.stat(path)
+    key = (path, st.st_mtime_ns, st.st_size)
+    if key not in _fingerprints:
+        _fingerprints[key] = fingerprint.of_file(path)
+    return _fingerprints[key]
+
+
+def code_of(root, files):
+    """{file: fingerprint} for the given files (relative to ``root``)."""
+    return {f: code_fingerprint(os.path.join(root, f)) for f in files}
+
+
 def depends_on(m, book, root):
     """The files a mutation's result depends on: its own file, and its chapter's source (a
     claim can change without the mutated file changing)."""
@@ -115,8 +129,9 @@ def definition(m):
 
 
 def out_of_date(ledger, cats, book, root):
-    """{mutation key: [changed files]} for every mutation whose files changed since it ran, or
-    that never ran."""
+    """{mutation key: [changed files]} for every mutation whose files' code changed since it
+    ran, or that never ran. A file counts as changed when its fingerprint differs: an edit of
+    prose, comments, layout or a claim's wording changes none."""
     stale = {}
     for ms in cats.values():
         for m in ms:
@@ -125,12 +140,36 @@ def out_of_date(ledger, cats, book, root):
                 stale[m["key"]] = ["(never run)"]
                 continue
             changed = [f for f in depends_on(m, book, root)
-                       if r.get("depends", {}).get(f) != sha256(os.path.join(root, f))]
+                       if r.get("code", {}).get(f) != code_fingerprint(os.path.join(root, f))]
             if r.get("definition") != definition(m):
                 changed.append(f"tests/mutations/{m['catalogue']}.toml")
             if changed:
                 stale[m["key"]] = changed
     return stale
+
+
+def red_claims(r, chapter, source, root):
+    """The names of ``source``'s claims that result ``r`` turned red. A result keeps each red
+    claim's place among the chapter's claims (``red_places``); while the chapter's code is as it
+    was (its fingerprint ignores the claims' wording), the claim at that place is the one that
+    went red, whatever it is called now. Otherwise the names recorded."""
+    names = (r.get("red") or {}).get(chapter) or []
+    places = (r.get("red_places") or {}).get(chapter)
+    if places is None or r.get("code", {}).get(source.path) != code_fingerprint(os.path.join(root, source.path)) \
+            or any(i >= len(source.claims) for i in places):
+        return names if isinstance(names, list) else []
+    return [source.claims[i].name for i in places]
+
+
+def places_of(red, book):
+    """{chapter: [place of each red claim among the chapter's claims]} for the chapters in a
+    result's ``red`` ({program: [red test names]})."""
+    places = {}
+    for label, names in red.items():
+        if label in book and isinstance(names, list):
+            index = {c.name: c.index for c in book[label].claims}
+            places[label] = sorted(index[n] for n in names if n in index)
+    return places
 
 
 def scores(ledger, cats):
@@ -155,9 +194,26 @@ def recorded_ops(root):
     return ops
 
 
-def problems(ledger, cats, book, ops):
+def text_problem(m, root):
+    """Why mutation m could not be applied to the file as it is now (its text gone or found
+    twice), or None. Checked without running anything, so that an edit of a comment or of
+    prose that a mutation's text includes is caught when it is made, not at the next run."""
+    path = os.path.join(root, m["file"])
+    if not os.path.exists(path):
+        return f"stale (its file {m['file']} does not exist)"
+    with open(path, encoding="utf-8") as f:
+        count = f.read().count(m["find"])
+    if count == 0:
+        return f"stale (its text is no longer in {m['file']})"
+    if count > 1:
+        return f"ambiguous (its text is found {count} times in {m['file']})"
+    return None
+
+
+def problems(ledger, cats, book, ops, root=None):
     """What the check refuses, one line each: a mutation not run, stale, ambiguous, that does
-    not compile, or that survived without a reason; a chapter without a catalogue; a claim no
+    not compile, or that survived without a reason (and, given ``root``, one whose text is not
+    found exactly once in its file as it is now); a chapter without a catalogue; a claim no
     mutation of its chapter turns red; an operation in ``ops`` whose backward no killed mutation
     names."""
     found = []
@@ -165,7 +221,10 @@ def problems(ledger, cats, book, ops):
         for m in ms:
             r = ledger["mutations"].get(m["key"])
             where = f"tests/mutations/{m['catalogue']}.toml: {m['name']!r}"
-            if r is None:
+            now = text_problem(m, root) if root is not None else None
+            if now is not None:
+                found.append(f"{where}: {now}")
+            elif r is None:
                 found.append(f"{where}: not run yet")
             elif r["status"] in ("stale", "ambiguous", "does not compile"):
                 found.append(f"{where}: {r['status']}" + (f" (its text is no longer in {m['file']})"
@@ -176,9 +235,13 @@ def problems(ledger, cats, book, ops):
         own = cats.get(chapter, [])
         if not own:
             found.append(f"tests/mutations/{chapter}.toml: the chapter has no catalogue")
+        red = set()
+        for m in own:
+            if m["key"] in ledger["mutations"]:
+                red.update(red_claims(ledger["mutations"][m["key"]], chapter, source, root) if root is not None
+                           else ledger["mutations"][m["key"]].get("red", {}).get(chapter) or [])
         for claim in source.claims:
-            if not any(claim.name in (ledger["mutations"].get(m["key"], {}).get("red", {}).get(chapter) or [])
-                       for m in own):
+            if claim.name not in red:
                 found.append(f"{source.path}:{claim.line}: no mutation of its catalogue turns the claim "
                              f"\"{claim.name}\" red")
     for op in sorted(ops):
@@ -197,11 +260,11 @@ _cache = {}
 
 
 def load(env):
-    """(catalogues, ledger or None), read once per build."""
+    """(catalogues, ledger or None, the chapters read), read once per build."""
     root = env.srcdir
     if root not in _cache:
         ledger = load_ledger(root) if os.path.exists(ledger_path(root)) else None
-        _cache[root] = (catalogues(root), ledger)
+        _cache[root] = (catalogues(root), ledger, chapters(root))
     return _cache[root]
 
 
@@ -221,25 +284,25 @@ def result(ledger, catalogue, name):
 
 
 def stale_files(root, catalogue, mutations, ledger):
-    """The files whose content changed after this catalogue's mutations ran."""
+    """The files whose code changed after this catalogue's mutations ran."""
     changed = set()
     for m in mutations:
         r = result(ledger, catalogue, m["name"])
-        for f, h in (r or {}).get("depends", {}).items():
+        for f, h in (r or {}).get("code", {}).items():
             path = os.path.join(root, f)
-            if not os.path.exists(path) or sha256(path) != h:
+            if not os.path.exists(path) or code_fingerprint(path) != h:
                 changed.add(f)
     return sorted(changed)
 
 
 def claim_lines(env, chapter, claim):
     """Under a claim's verdict: the mutations of its chapter's catalogue that turned it red."""
-    cats, ledger = load(env)
+    cats, ledger, book = load(env)
     note_dependencies(env)
     if ledger is None:
         return []
     biting = [m for m in cats.get(chapter, [])
-              if claim in ((result(ledger, chapter, m["name"]) or {}).get("red", {}).get(chapter) or [])]
+              if claim in red_claims(result(ledger, chapter, m["name"]) or {}, chapter, book[chapter], env.srcdir)]
     if not biting:
         return ["", ".. container:: litgrad-unbitten", "",
                 "   No catalogued mutation turns this claim red.", ""]
@@ -248,7 +311,7 @@ def claim_lines(env, chapter, claim):
 
 
 def page_header(env):
-    cats, ledger = load(env)
+    cats, ledger, _ = load(env)
     note_dependencies(env)
     if ledger is None or "last_run" not in ledger:
         return ["The mutation ledger has not been run (``tools/mutate``), so no claim shows the bugs that "
@@ -277,7 +340,7 @@ def page_header(env):
 def chapter_lines(env, chapter):
     """On the Claims page, before a chapter's claims: its mutations, what each models, and what
     each turned red (folded), and a warning if the chapter changed after they ran."""
-    cats, ledger = load(env)
+    cats, ledger, _ = load(env)
     mutations = cats.get(chapter, [])
     if ledger is None or not mutations:
         return []
