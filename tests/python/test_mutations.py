@@ -46,6 +46,15 @@ class Catalogues(unittest.TestCase):
         self.assertTrue(all(mutations.definition(o) != mutations.definition(base) for o in others))
         self.assertEqual(mutations.definition(mutation("renamed")), mutations.definition(base))
 
+    def test_in_cpp_the_definition_counts_tokens_not_layout(self):
+        one = mutation("m", find="f(a, b);  // why", replace="f(b, a);")
+        wrapped = mutation("m", find="f(a,\n  b);  // because", replace="f(b,\n  a);")
+        self.assertEqual(mutations.definition(one), mutations.definition(wrapped))
+        self.assertNotEqual(mutations.definition(one), mutations.definition(mutation("m", find="f(a, b);",
+                                                                                     replace="f(a, a);")))
+        toml = mutation("m", file="tests/x.toml", find="a = 1", replace="a = 2")
+        self.assertNotEqual(mutations.definition(toml), mutations.definition(dict(toml, find="a  =  1")))
+
 
 class Check(unittest.TestCase):
     def setUp(self):

@@ -24,6 +24,7 @@ written ``x = -y``), which costs a rerun, never a wrong verdict.
 import hashlib
 import re
 
+CPP = (".cpp", ".hpp", ".h", ".cc", ".hpp.in")  # the files read as C++
 IDENT = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 PLACEHOLDER = '"<claim>"'
 # Two punctuation characters that written together read as another token (or a comment).
@@ -145,6 +146,6 @@ def of_file(path):
     its bytes for any other file (a TOML catalogue, a CMake list), where every byte counts."""
     with open(path, "rb") as f:
         data = f.read()
-    if path.endswith((".cpp", ".hpp", ".h", ".cc", ".hpp.in")):
+    if path.endswith(CPP):
         return of_text(data.decode("utf-8"))
     return hashlib.sha256(data).hexdigest()

@@ -124,8 +124,15 @@ def depends_on(m, book, root):
 
 
 def definition(m):
-    """A hash of what a mutation does: a result is stale once its file, find or replace change."""
-    return hashlib.sha256(json.dumps([m["file"], m["find"], m["replace"]]).encode()).hexdigest()[:16]
+    """A hash of what a mutation does: a result is stale once its file, or the code of its find
+    or its replace, change. In a C++ file the texts count by their tokens, as files do
+    (``fingerprint``): a find text re-wrapped to follow its file's new layout is the same
+    mutation."""
+    if m["file"].endswith(fingerprint.CPP):
+        texts = [fingerprint.code_of(m["find"]), fingerprint.code_of(m["replace"])]
+    else:
+        texts = [m["find"], m["replace"]]
+    return hashlib.sha256(json.dumps([m["file"], *texts]).encode()).hexdigest()[:16]
 
 
 def out_of_date(ledger, cats, book, root):
