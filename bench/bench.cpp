@@ -42,7 +42,8 @@ void Attention_litgrad(benchmark::State& state) {
   const std::int64_t L = state.range(0), N = state.range(1), E = state.range(2), H = state.range(3);
   bench::LitgradAttention a(L, N, E, H);
   for (auto _ : state) a.step();
-  state.counters["FLOP/s"] = benchmark::Counter(bench::attention_flops(L, N, E), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["FLOP/s"] =
+      benchmark::Counter(bench::attention_flops(L, N, E), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void Block_litgrad(benchmark::State& state) {
@@ -74,7 +75,9 @@ bool same_bits_on(int threads, Run run) {
 // Workload 9: the block (args as Block's) on 2 threads; counter "same bits": 1 when a step on
 // 2 threads gave the input's gradient the bits of a step on one.
 void BlockThreads_litgrad(benchmark::State& state) {
-  auto make = [&] { return bench::LitgradBlock(state.range(0), state.range(1), state.range(2), state.range(3), state.range(4)); };
+  auto make = [&] {
+    return bench::LitgradBlock(state.range(0), state.range(1), state.range(2), state.range(3), state.range(4));
+  };
   const bool same = same_bits_on(2, [&] {
     bench::LitgradBlock b = make();
     b.step();
@@ -120,7 +123,8 @@ void EigenGemm(benchmark::State& state) {
 void FlagStep_libtorch(benchmark::State& state) {
   const bench::FlagData data = bench::flag_data(16, 3);
   std::vector<torch::Tensor> tokens, answers;
-  for (int i = 0; i < 16; ++i) tokens.push_back(bench::to_torch(data.tokens[i])), answers.push_back(bench::to_torch(data.answers[i]));
+  for (int i = 0; i < 16; ++i)
+    tokens.push_back(bench::to_torch(data.tokens[i])), answers.push_back(bench::to_torch(data.answers[i]));
   bench::TorchFlagModel model;
   std::size_t i = 0;
   for (auto _ : state) benchmark::DoNotOptimize(model.step(tokens[i % 16], answers[i % 16])), ++i;
@@ -135,7 +139,8 @@ void Attention_libtorch(benchmark::State& state) {
   const std::int64_t L = state.range(0), N = state.range(1), E = state.range(2), H = state.range(3);
   bench::TorchAttention a(L, N, E, H);
   for (auto _ : state) a.step();
-  state.counters["FLOP/s"] = benchmark::Counter(bench::attention_flops(L, N, E), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["FLOP/s"] =
+      benchmark::Counter(bench::attention_flops(L, N, E), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void GPTStep_libtorch(benchmark::State& state) {
@@ -172,21 +177,33 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("FlagStep/libtorch", FlagStep_libtorch)->Unit(benchmark::kMicrosecond);
 #endif
   benchmark::RegisterBenchmark("EigenGemm", EigenGemm)->Arg(1024)->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("Attention/litgrad", Attention_litgrad)->Args({128, 16, 128, 8})->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("Attention/litgrad", Attention_litgrad)
+      ->Args({128, 16, 128, 8})
+      ->Unit(benchmark::kMillisecond);
 #ifdef LITGRAD_BENCH_TORCH
-  benchmark::RegisterBenchmark("Attention/libtorch", Attention_libtorch)->Args({128, 16, 128, 8})->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("Attention/libtorch", Attention_libtorch)
+      ->Args({128, 16, 128, 8})
+      ->Unit(benchmark::kMillisecond);
 #endif
   for (std::int64_t L = 16; L <= 1024; L *= 2) {
-    benchmark::RegisterBenchmark("Sweep/litgrad", Attention_litgrad)->Args({L, 4, 64, 4})->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("Sweep/litgrad", Attention_litgrad)
+        ->Args({L, 4, 64, 4})
+        ->Unit(benchmark::kMillisecond);
 #ifdef LITGRAD_BENCH_TORCH
-    benchmark::RegisterBenchmark("Sweep/libtorch", Attention_libtorch)->Args({L, 4, 64, 4})->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("Sweep/libtorch", Attention_libtorch)
+        ->Args({L, 4, 64, 4})
+        ->Unit(benchmark::kMillisecond);
 #endif
   }
   // The pre-norm block of workload 6: at the size, and swept over L = 16 ... 256.
   for (std::int64_t L : {16, 32, 64, 128, 256}) {
-    benchmark::RegisterBenchmark("Block/litgrad", Block_litgrad)->Args({L, 16, 64, 4, 256})->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("Block/litgrad", Block_litgrad)
+        ->Args({L, 16, 64, 4, 256})
+        ->Unit(benchmark::kMillisecond);
 #ifdef LITGRAD_BENCH_TORCH
-    benchmark::RegisterBenchmark("Block/libtorch", Block_libtorch)->Args({L, 16, 64, 4, 256})->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("Block/libtorch", Block_libtorch)
+        ->Args({L, 16, 64, 4, 256})
+        ->Unit(benchmark::kMillisecond);
 #endif
   }
   // Chapter 12's GPT: a training step and a decoding step; libtorch in double (arg 64) and in
@@ -201,7 +218,9 @@ int main(int argc, char** argv) {
 #endif
   // Two threads (workload 9), beside the one-thread runs above.
   for (std::int64_t L : {64, 256})
-    benchmark::RegisterBenchmark("BlockThreads/litgrad", BlockThreads_litgrad)->Args({L, 16, 64, 4, 256})->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BlockThreads/litgrad", BlockThreads_litgrad)
+        ->Args({L, 16, 64, 4, 256})
+        ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("GPTStepThreads/litgrad", GPTStepThreads_litgrad)->Unit(benchmark::kMillisecond);
 #ifdef LITGRAD_BENCH_TORCH
   benchmark::AddCustomContext("peer", "libtorch " + std::string(TORCH_VERSION) + ", one thread, double");

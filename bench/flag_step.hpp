@@ -49,9 +49,9 @@ struct LitgradFlagModel {
   double step(const litgrad::Tensor& tokens, const litgrad::Tensor& answer) {
     using namespace litgrad;
     opt.zero_grad();
-    const Tensor scores = matmul(key(tokens), query);                        // [64, 8]
-    const Tensor weights = softmax(scores, -1);                              // [64, 8]
-    const Tensor attended = sum(unsqueeze(weights, -1) * tokens, {1});       // [64, 8, 1] * [64, 8, 2] -> [64, 2]
+    const Tensor scores = matmul(key(tokens), query);                   // [64, 8]
+    const Tensor weights = softmax(scores, -1);                         // [64, 8]
+    const Tensor attended = sum(unsqueeze(weights, -1) * tokens, {1});  // [64, 8, 1] * [64, 8, 2] -> [64, 2]
     const Tensor loss = mse_loss(readout(attended), answer);
     loss.backward();
     opt.step();

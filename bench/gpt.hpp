@@ -32,7 +32,8 @@ struct LitgradGPT : litgrad::nn::Module {
     litgrad::nn::TransformerEncoderLayerOptions o;
     o.dim_feedforward = 4 * kGptWidth, o.dropout = 0, o.activation = "gelu", o.batch_first = true, o.norm_first = true;
     register_module("token", token), register_module("position", position);
-    for (std::int64_t l = 0; l < kGptLayers; ++l) blocks.push_back(litgrad::nn::TransformerEncoderLayer(kGptWidth, kGptHeads, o, gen));
+    for (std::int64_t l = 0; l < kGptLayers; ++l)
+      blocks.push_back(litgrad::nn::TransformerEncoderLayer(kGptWidth, kGptHeads, o, gen));
     register_module("blocks", blocks), register_module("norm", norm);
     for (litgrad::Tensor& p : parameters()) litgrad::nn::init::normal_(p, 0.0, 0.02, gen);
   }
@@ -79,7 +80,7 @@ struct LitgradGPTStep {
 struct LitgradDecode {
   LitgradGPT model;
   std::vector<litgrad::nn::KVCache> prefix;  // the caches after kGptCached tokens
-  litgrad::Tensor next;                       // [1, 1]: the token to feed
+  litgrad::Tensor next;                      // [1, 1]: the token to feed
   LitgradDecode() : prefix(kGptLayers) {
     using namespace litgrad;
     model.eval();

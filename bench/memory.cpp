@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
       model.step(data.tokens[step % 16], data.answers[step % 16]);
       if (step % 1000 == 0) samples += (samples.empty() ? "" : ",") + std::to_string(resident_kb());
     }
-    std::printf("{\"steps\":100000,\"resident_kb_every_1000_steps\":[%s],\"peak_kb\":%ld}\n", samples.c_str(), peak_kb());
+    std::printf("{\"steps\":100000,\"resident_kb_every_1000_steps\":[%s],\"peak_kb\":%ld}\n", samples.c_str(),
+                peak_kb());
     return 0;
   }
   if (argc >= 3 && std::strcmp(argv[1], "sweep") == 0) {
@@ -45,8 +46,8 @@ int main(int argc, char** argv) {
     bench::LitgradAttention a(L, 4, 64, 4);
     a.step();
     const double weights_kb = 4.0 * 4 * L * L * 8 / 1024;  // N * H * L * L doubles
-    std::printf("{\"L\":%ld,\"peak_kb\":%ld,\"resident_before_kb\":%ld,\"attention_weights_kb\":%.0f}\n", L, peak_kb(), before,
-                weights_kb);
+    std::printf("{\"L\":%ld,\"peak_kb\":%ld,\"resident_before_kb\":%ld,\"attention_weights_kb\":%.0f}\n", L, peak_kb(),
+                before, weights_kb);
     return 0;
   }
   std::fprintf(stderr, "usage: bench_memory flag | bench_memory sweep L\n");

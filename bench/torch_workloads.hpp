@@ -71,7 +71,7 @@ struct TorchBlock {
         linear1(E, F),
         linear2(F, E) {
     for (auto* m : std::initializer_list<torch::nn::Module*>{attention.get(), norm1.get(), norm2.get(), linear1.get(),
-                                                              linear2.get()})
+                                                             linear2.get()})
       m->to(torch::kDouble);
     x = torch::randn({N, L, E}, torch::kDouble).requires_grad_();
     r = torch::randn({N, L, E}, torch::kDouble);
@@ -79,7 +79,7 @@ struct TorchBlock {
   }
   void step() {
     for (auto* m : std::initializer_list<torch::nn::Module*>{attention.get(), norm1.get(), norm2.get(), linear1.get(),
-                                                              linear2.get()})
+                                                             linear2.get()})
       m->zero_grad();
     if (x.grad().defined()) x.grad().zero_();
     const auto seq = x.transpose(0, 1);  // [L, N, E]: libtorch's attention is sequence first

@@ -152,9 +152,10 @@ SelfAttention attend(const Tensor& X) {
 // relatively; the dot product of eight terms adds :math:`8u`. So each self-score is
 // within :math:`4 \cdot 22u = 88u` of 4.
 
-TEST_CASE("each token spreads one unit of weight over the sentence, most on itself: "
-          "with every word at length 2 a token scores itself 4, more than any other "
-          "word, and the two copies of the tie exactly") {
+TEST_CASE(
+    "each token spreads one unit of weight over the sentence, most on itself: "
+    "with every word at length 2 a token scores itself 4, more than any other "
+    "word, and the two copies of the tie exactly") {
   const SelfAttention a = attend(sentence_embeddings());
   out() << book::table(a.weights, kWords, kWords);
   book::figure("sentence_weights", book::heatmap(a.weights, kWords, kWords,
@@ -197,14 +198,15 @@ TEST_CASE("each token spreads one unit of weight over the sentence, most on itse
 // from its own row and column, in the same order wherever they sit;
 // :doc:`01_tensors`, *The order of a sum*.)
 
-TEST_CASE("rows 0 and 4 of the attention map are the same row, bit for bit, "
-          "and so are output rows 0 and 4") {
+TEST_CASE(
+    "rows 0 and 4 of the attention map are the same row, bit for bit, "
+    "and so are output rows 0 and 4") {
   const SelfAttention a = attend(sentence_embeddings());
-  book::check("differing weights", differing_bits(select(a.weights, 0, 0),
-                                                  select(a.weights, 0, 4)),
+  book::check("differing weights",
+              differing_bits(select(a.weights, 0, 0), select(a.weights, 0, 4)),
               "of the six in rows 0 and 4", book::exactly(0));
-  book::check("differing outputs", differing_bits(select(a.output, 0, 0),
-                                                  select(a.output, 0, 4)),
+  book::check("differing outputs",
+              differing_bits(select(a.output, 0, 0), select(a.output, 0, 4)),
               "of the eight in output rows 0 and 4", book::exactly(0));
 }
 
@@ -222,8 +224,9 @@ TEST_CASE("rows 0 and 4 of the attention map are the same row, bit for bit, "
 // output feature to :math:`24u \sum_j w_{ij} |x_{jk}|`. Section 7 is about what this
 // blindness costs.
 
-TEST_CASE("attention does not know positions: permuting the tokens permutes the "
-          "outputs the same way, to within 24u Σ w|x| per feature") {
+TEST_CASE(
+    "attention does not know positions: permuting the tokens permutes the "
+    "outputs the same way, to within 24u Σ w|x| per feature") {
   const Tensor X = sentence_embeddings();
   const SelfAttention a = attend(X);
   const Tensor bound = 24 * kU * matmul(a.weights, abs(X));  // [6, 8], per feature
@@ -270,7 +273,7 @@ TEST_CASE("attention does not know positions: permuting the tokens permutes the 
 // read its value.
 
 constexpr std::int64_t kPositions = 8;
-constexpr double kValueVariance = 1.0;  // s²
+constexpr double kValueVariance = 1.0;                // s²
 const std::vector<std::uint64_t> kSeeds = {1, 2, 3};  // for every claim that trains
 
 // A batch of the flag task. tokens: [n, 8, 2] as (value, flag); answer: [n, 1].
@@ -465,9 +468,10 @@ constexpr double kBestLinearError = 7.0 / 8;
 const double kThreeStandardErrors =
     3 * std::sqrt(2 * kBestLinearError * kBestLinearError / 4096);
 
-TEST_CASE("without attention neither model gets below the best linear error: a linear "
-          "model on all inputs and a uniform average read out by an MLP both converge "
-          "to 7/8 of the variance, within three standard errors") {
+TEST_CASE(
+    "without attention neither model gets below the best linear error: a linear "
+    "model on all inputs and a uniform average read out by an MLP both converge "
+    "to 7/8 of the variance, within three standard errors") {
   const auto error = [](FlagModel kind) {
     return [kind](std::uint64_t seed) {
       return flag_run(kind, seed).training.final_error;
@@ -498,10 +502,10 @@ void draw_flag_figures() {
   for (std::int64_t i = 0; i < shown.example_flags.numel(); ++i)
     flagged.push(book::Json::array().push(i).push(shown.example_flags.at({i})));
   const auto examples = book::numbered(shown.example_flags.numel(), "example ", 1);
-  book::figure("flag_weights", book::heatmap(shown.example_weights, examples,
-                                             book::numbered(kPositions), "position",
-                                             "test example")
-                                   .set("outline", flagged));
+  book::figure("flag_weights",
+               book::heatmap(shown.example_weights, examples,
+                             book::numbered(kPositions), "position", "test example")
+                   .set("outline", flagged));
 }
 
 // %%
@@ -529,8 +533,9 @@ void draw_flag_figures() {
 //    The learned query's weights on six test examples; the flagged position is
 //    outlined.
 
-TEST_CASE("one learned query drives the error below 1% of the variance and puts on "
-          "average over 0.9 of its weight on the flagged position") {
+TEST_CASE(
+    "one learned query drives the error below 1% of the variance and puts on "
+    "average over 0.9 of its weight on the flagged position") {
   book::check_seeds("test error / s²", "after training, on 4,096 held-out examples",
                     book::below(0.01), kSeeds, [](std::uint64_t seed) {
                       const FlagRun& run = flag_run(FlagModel::LearnedQuery, seed);
@@ -610,8 +615,8 @@ struct Head : Model {
 // each output, and the loss the mean squared error over all six answers), with Adam at
 // rate 0.01 for 1,000 steps.
 
-constexpr std::int64_t kColours = 6;                // tokens in a sequence, and colours
-constexpr std::int64_t kWidth = 2 * kColours + 1;   // E: is (6), wants (6), value (1)
+constexpr std::int64_t kColours = 6;               // tokens in a sequence, and colours
+constexpr std::int64_t kWidth = 2 * kColours + 1;  // E: is (6), wants (6), value (1)
 constexpr int kLookupSteps = 1000;
 const std::vector<std::string> kColourNames = {"red",   "orange", "yellow",
                                                "green", "blue",   "violet"};
@@ -649,7 +654,7 @@ struct LookupRun {
 // W_q) and of the colour a token is (rows of W_k): [6, 6].
 Tensor pairing_block(const Head& head) {
   const Tensor wants = slice(head.W_q, 0, kColours, 2 * kColours);  // [6, E]
-  const Tensor is = slice(head.W_k, 0, 0, kColours);                 // [6, E]
+  const Tensor is = slice(head.W_k, 0, 0, kColours);                // [6, E]
   return matmul(wants, transpose(is, 0, 1)) / std::sqrt(static_cast<double>(kWidth));
 }
 
@@ -697,10 +702,9 @@ void draw_lookup(const LookupRun& run) {
     for (std::int64_t j = 0; j < kColours; ++j)
       if (own[j] == wanted[t]) asked.push(book::Json::array().push(t).push(j));
   }
-  book::figure("lookup_weights",
-               book::heatmap(run.example_weights, rows, columns, "attends to (key)",
-                             "token (query)")
-                   .set("outline", asked));
+  book::figure("lookup_weights", book::heatmap(run.example_weights, rows, columns,
+                                               "attends to (key)", "token (query)")
+                                     .set("outline", asked));
 }
 
 // %%
@@ -731,19 +735,19 @@ void draw_lookup(const LookupRun& run) {
 //    The trained head's weights on one test sequence. Row labels say what each token is
 //    and wants; the token it asked for is outlined.
 
-TEST_CASE("trained, the head looks up: its error falls below 1% of the variance with "
-          "on average over 0.9 of a token's weight on the token of the colour it "
-          "wants, and its learned scores pair each wanted colour with the same "
-          "colour") {
+TEST_CASE(
+    "trained, the head looks up: its error falls below 1% of the variance with "
+    "on average over 0.9 of a token's weight on the token of the colour it "
+    "wants, and its learned scores pair each wanted colour with the same "
+    "colour") {
   book::check_seeds("test error / s²", "after training, on 4,096 held-out sequences",
                     book::below(0.01), kSeeds, [](std::uint64_t seed) {
                       return lookup_run(seed).training.final_error;
                     });
-  book::check_seeds("mean weight on the asked-for token",
-                    "over the 6 tokens of 4,096 held-out sequences", book::above(0.9),
-                    kSeeds, [](std::uint64_t seed) {
-                      return lookup_run(seed).weight_on_asked;
-                    });
+  book::check_seeds(
+      "mean weight on the asked-for token",
+      "over the 6 tokens of 4,096 held-out sequences", book::above(0.9), kSeeds,
+      [](std::uint64_t seed) { return lookup_run(seed).weight_on_asked; });
   book::check_seeds("rows of B largest on the diagonal", "of the six", book::exactly(6),
                     kSeeds, [](std::uint64_t seed) {
                       const Tensor B = lookup_run(seed).pairing;
@@ -794,10 +798,10 @@ std::pair<double, double> mean_and_se(const Tensor& per_query) {
 }
 
 ScoreStats score_stats(std::int64_t d, Generator& gen) {
-  const Tensor q = randn({kQueries, 1, d}, gen);          // one query each
-  const Tensor k = randn({kQueries, kKeys, d}, gen);      // eight keys each
-  const Tensor raw = matmul(q, transpose(k, -2, -1));     // [n, 1, 8]: q · k_j
-  const Tensor scaled = scaled_scores(q, k);              // [n, 1, 8]: q · k_j / √d
+  const Tensor q = randn({kQueries, 1, d}, gen);       // one query each
+  const Tensor k = randn({kQueries, kKeys, d}, gen);   // eight keys each
+  const Tensor raw = matmul(q, transpose(k, -2, -1));  // [n, 1, 8]: q · k_j
+  const Tensor scaled = scaled_scores(q, k);           // [n, 1, 8]: q · k_j / √d
   const auto squares = [](const Tensor& s) { return mean(s * s, {1, 2}); };  // [n]
   const auto left = [](const Tensor& s) {  // [n]: 1 - the largest weight
     return 1.0 - reshape(max(softmax(s, -1), -1).values, {kQueries});
@@ -824,8 +828,9 @@ const std::vector<ScoreStats>& score_table() {
 // %%
 // The table the claim prints holds each :math:`d`'s estimates.
 
-TEST_CASE("q · k of d random features has variance d, and q · k / √d variance 1, "
-          "within four standard errors, for d from 1 to 256") {
+TEST_CASE(
+    "q · k of d random features has variance d, and q · k / √d variance 1, "
+    "within four standard errors, for d from 1 to 256") {
   double raw = 0, scaled = 0;  // the largest distance from 1, in standard errors
   for (std::size_t i = 0; i < kDims.size(); ++i) {
     const ScoreStats& s = score_table()[i];
@@ -850,15 +855,15 @@ void draw_saturation(double coefficient) {
     scaled.push_back(score_table()[i].scaled_left);
     predicted.push_back(coefficient / std::sqrt(ds.back()));
   }
-  book::figure("scale_saturation",
-               book::line_plot("features per query d",
-                               "mean weight left by the top key",
-                               {book::series("scores q·k", ds, unscaled),
-                                book::series("scores q·k/√d", ds, scaled),
-                                book::series("prediction f_G(0) ln 2/√d", ds, predicted)
-                                    .set("style", "k--")},
-                               true)
-                   .set("log_x", book::Json::boolean(true)));
+  book::figure(
+      "scale_saturation",
+      book::line_plot("features per query d", "mean weight left by the top key",
+                      {book::series("scores q·k", ds, unscaled),
+                       book::series("scores q·k/√d", ds, scaled),
+                       book::series("prediction f_G(0) ln 2/√d", ds, predicted)
+                           .set("style", "k--")},
+                      true)
+          .set("log_x", book::Json::boolean(true)));
 }
 
 // %%
@@ -917,8 +922,9 @@ double gap_density_at_zero(int S) {
   return S * (S - 1) * h * total;
 }
 
-TEST_CASE("without the scale the softmax saturates: the weight the top of 8 keys "
-          "leaves to the others falls like f_G(0) ln 2/√d, as predicted") {
+TEST_CASE(
+    "without the scale the softmax saturates: the weight the top of 8 keys "
+    "leaves to the others falls like f_G(0) ln 2/√d, as predicted") {
   const double coefficient = gap_density_at_zero(kKeys) * std::log(2.0);
   book::measured("f_G(0) ln 2", coefficient,
                  "the predicted weight left times √d, for 8 keys");
@@ -977,8 +983,8 @@ void load_head(nn::MultiheadAttention& layer, const Head& head) {
   const auto T = [](const Tensor& W) { return transpose(W, 0, 1); };
   layer.in_proj_weight.copy_(cat({T(head.W_q), T(head.W_k), T(head.W_v)}, 0));  // 3E×E
   layer.in_proj_bias.copy_(cat({head.b_q, head.b_k, head.b_v}, 0));             // 3E
-  layer.out_proj.weight.copy_(T(head.W_o));                                      // E×E
-  layer.out_proj.bias.copy_(head.b_o);                                           // E
+  layer.out_proj.weight.copy_(T(head.W_o));                                     // E×E
+  layer.out_proj.bias.copy_(head.b_o);                                          // E
 }
 
 nn::MultiheadAttentionOptions batch_first() {
@@ -987,8 +993,9 @@ nn::MultiheadAttentionOptions batch_first() {
   return o;
 }
 
-TEST_CASE("with one head and the trained head's weights, nn::MultiheadAttention "
-          "computes the hand-written head's outputs and weights, bit for bit") {
+TEST_CASE(
+    "with one head and the trained head's weights, nn::MultiheadAttention "
+    "computes the hand-written head's outputs and weights, bit for bit") {
   const Head& head = *lookup_run(kSeeds[0]).head;
   nn::MultiheadAttention layer(kWidth, 1, batch_first());
   load_head(layer, head);
@@ -1013,8 +1020,9 @@ TEST_CASE("with one head and the trained head's weights, nn::MultiheadAttention 
 // Computed head by head with section 3's lines, the result is the layer's, bit for bit
 // again (the products here add their terms in the layer's order).
 
-TEST_CASE("several heads equal the single-head computation run on each slice of the "
-          "projections, laid side by side, then projected, bit for bit") {
+TEST_CASE(
+    "several heads equal the single-head computation run on each slice of the "
+    "projections, laid side by side, then projected, bit for bit") {
   Generator gen(3);
   const std::int64_t E = 8, H = 2, d = E / H;
   const Tensor X = randn({5, E}, gen);  // 5 tokens, unbatched
@@ -1054,18 +1062,19 @@ TEST_CASE("several heads equal the single-head computation run on each slice of 
 // changes, which no model of independent examples should allow; with ``batch_first``
 // it stays as it was in every bit.
 
-TEST_CASE("batch_first reads [batch, length, E]: it gives the default layer's numbers "
-          "on transposed data bit for bit and keeps examples apart, while the default "
-          "layer fed batch-first data mixes them") {
+TEST_CASE(
+    "batch_first reads [batch, length, E]: it gives the default layer's numbers "
+    "on transposed data bit for bit and keeps examples apart, while the default "
+    "layer fed batch-first data mixes them") {
   Generator gen(4);
   const Tensor data = randn({3, 5, 8}, gen);  // [batch 3, length 5, embed 8]
   Generator init_a(9), init_b(9);             // the same weights in both layers
   nn::MultiheadAttention seq_first(8, 2, {}, init_a);
   nn::MultiheadAttention first(8, 2, batch_first(), init_b);
   const Tensor t = transpose(data, 0, 1);
-  book::check("differing numbers", differing_bits(first(data, data, data).output,
-                                                  transpose(seq_first(t, t, t).output,
-                                                            0, 1)),
+  book::check("differing numbers",
+              differing_bits(first(data, data, data).output,
+                             transpose(seq_first(t, t, t).output, 0, 1)),
               "between batch_first and the default layer on the transposed data",
               book::exactly(0));
   // Example 2 changed: does example 0's output move?
@@ -1117,9 +1126,10 @@ void draw_causal_weights(const Tensor& w) {  // w: [1, 2, L, L], per head
 //    The weights of a two-head layer under the causal mask, head by head: nothing above
 //    the diagonal.
 
-TEST_CASE("the causal mask puts -inf strictly above the diagonal, so each position "
-          "gets weight exactly 0 on every later one, and with is_causal the layer "
-          "gives the same numbers, bit for bit") {
+TEST_CASE(
+    "the causal mask puts -inf strictly above the diagonal, so each position "
+    "gets weight exactly 0 on every later one, and with is_causal the layer "
+    "gives the same numbers, bit for bit") {
   Generator gen(6);
   const std::int64_t L = 6;
   const Tensor mask = generate_square_subsequent_mask(L);
@@ -1137,8 +1147,10 @@ TEST_CASE("the causal mask puts -inf strictly above the diagonal, so each positi
     for (std::int64_t i = 0; i < L; ++i)
       for (std::int64_t j = i + 1; j < L; ++j)
         later += masked.weights.at({0, h, i, j}) != 0.0;
-  book::check("nonzero weights on a later position", later, "of the 2 × 15 above the "
-              "diagonal", book::exactly(0));
+  book::check("nonzero weights on a later position", later,
+              "of the 2 × 15 above the "
+              "diagonal",
+              book::exactly(0));
   const AttentionOutput hinted =
       layer(X, X, X, {}, true, mask, false, /*is_causal=*/true);
   book::check("differing numbers with is_causal",
@@ -1156,8 +1168,9 @@ TEST_CASE("the causal mask puts -inf strictly above the diagonal, so each positi
 // to the last token is exactly zero. (:doc:`09_transformer` shows the same of a whole
 // block.)
 
-TEST_CASE("change the last token and no earlier position's output moves in any bit, "
-          "and their gradient with respect to it is exactly zero") {
+TEST_CASE(
+    "change the last token and no earlier position's output moves in any bit, "
+    "and their gradient with respect to it is exactly zero") {
   Generator gen(7);
   const std::int64_t L = 6;
   nn::MultiheadAttention layer(8, 2, {}, gen);
@@ -1239,17 +1252,18 @@ double leak(double m) {
   return scaled_dot_product_attention(q, k, v, mask).weights.at({0, 1});
 }
 
-TEST_CASE("a finite mask m leaks e^(m-1/4)/(1 + e^(m-1/4)) to the future, as "
-          "predicted, until e^m underflows at m = -745, while -inf and -1e9 leak "
-          "exactly nothing") {
+TEST_CASE(
+    "a finite mask m leaks e^(m-1/4)/(1 + e^(m-1/4)) to the future, as "
+    "predicted, until e^m underflows at m = -745, while -inf and -1e9 leak "
+    "exactly nothing") {
   std::vector<double> values, leaks, predicted;
   double worst = 0, silent_from = 0;  // silent_from: the first m whose leak is 0
   for (double m = -5; m >= -800; m -= 5) {
     const double w = leak(m), e = std::exp(m - 0.25), expected = e / (1 + e);
     values.push_back(m), leaks.push_back(w), predicted.push_back(expected);
     if (m >= -700)
-      worst = std::max(worst, std::fabs(w - expected) / expected /
-                                  (kU * (2 * std::fabs(m) + 12)));
+      worst = std::max(
+          worst, std::fabs(w - expected) / expected / (kU * (2 * std::fabs(m) + 12)));
     if (w == 0.0 && silent_from == 0) silent_from = m;
   }
   book::check("largest relative gap / u(2|m| + 12)", worst,
@@ -1313,17 +1327,18 @@ MaskedRow mask_row_2(double m) {
   const Tensor kept = index_select(a.output, 0, tensor({0, 1, 3}, {3}, DType::Int64));
   sum(kept * randn({3, 1, 8}, gen)).backward();  // a loss that leaves row 2 out
   MaskedRow r{squeeze(a.weights, 0).detach(), a.output.detach()};
-  for (const Tensor* p : {&layer.in_proj_weight, &layer.in_proj_bias,
-                          &layer.out_proj.weight})
+  for (const Tensor* p :
+       {&layer.in_proj_weight, &layer.in_proj_bias, &layer.out_proj.weight})
     r.projections_with_nan += nans(p->grad()) > 0;
   r.nans_in_out_bias = nans(layer.out_proj.bias.grad());
   return r;
 }
 
-TEST_CASE("a row whose every key is masked: with -inf its weights and output are "
-          "NaN, and NaN reaches the gradients of three of the layer's four "
-          "parameters though the loss leaves the row out, while with the lowest "
-          "double it attends uniformly and with -1e9 as if unmasked") {
+TEST_CASE(
+    "a row whose every key is masked: with -inf its weights and output are "
+    "NaN, and NaN reaches the gradients of three of the layer's four "
+    "parameters though the loss leaves the row out, while with the lowest "
+    "double it attends uniformly and with -1e9 as if unmasked") {
   const MaskedRow inf = mask_row_2(-INFINITY);
   book::check("NaN weights in row 2, -inf", nans(select(inf.weights, 0, 2)), "of 4",
               book::exactly(4));
@@ -1392,7 +1407,7 @@ Tensor encoding_of(Encoding e) {
   if (e == Encoding::Ramp) return ramp_positional_encoding(kPositions);  // [8, 1]
   if (e == Encoding::Sinusoid)
     return sinusoidal_positional_encoding(kPositions, 8);  // [8, 8]
-  return zeros({kPositions, 0});                             // [8, 0]
+  return zeros({kPositions, 0});                           // [8, 0]
 }
 
 // values: [n, 8, 1] -> tokens [n, 8, 1 + features], the encoding beside each value.
@@ -1460,9 +1475,10 @@ double weights_off_an_eighth(std::uint64_t seed) {
   return other;
 }
 
-TEST_CASE("with no position information the model gets none: on eight identical "
-          "tokens its weights are exactly 1/8 each, and its error stays at 7/8 of the "
-          "variance, within three standard errors") {
+TEST_CASE(
+    "with no position information the model gets none: on eight identical "
+    "tokens its weights are exactly 1/8 each, and its error stays at 7/8 of the "
+    "variance, within three standard errors") {
   book::check_seeds("weights other than 1/8", "on identical tokens of four values",
                     book::exactly(0), kSeeds, weights_off_an_eighth);
   book::check_seeds("test error / s²", "after training, on 4,096 held-out examples",
@@ -1479,8 +1495,9 @@ TEST_CASE("with no position information the model gets none: on eight identical 
 // few units of :math:`10^{-16}` relative, so we allow wobbles below :math:`10^{-12}` of
 // the largest weight.)
 
-TEST_CASE("with the ramp, for any query, the weights over identical tokens are "
-          "monotone in position and largest at position 0 or 7") {
+TEST_CASE(
+    "with the ramp, for any query, the weights over identical tokens are "
+    "monotone in position and largest at position 0 or 7") {
   Generator gen(20);
   const Tensor ramp = ramp_positional_encoding(kPositions);  // [8, 1]
   int not_monotone = 0, peak_inside = 0;
@@ -1510,8 +1527,9 @@ TEST_CASE("with the ramp, for any query, the weights over identical tokens are "
 // :math:`\tfrac23` of the variance, less the three standard errors of a test error
 // whose residuals have that variance (:math:`3\sqrt{2 (2/3)^2 / 4096} \approx 0.044`).
 
-TEST_CASE("with the ramp, training leaves the error above the 2/3 of the variance that "
-          "the best monotone weights leave") {
+TEST_CASE(
+    "with the ramp, training leaves the error above the 2/3 of the variance that "
+    "the best monotone weights leave") {
   const double bound = 2.0 / 3 - 3 * std::sqrt(2 * (2.0 / 3) * (2.0 / 3) / 4096);
   book::check_seeds("test error / s²", "after training, on 4,096 held-out examples",
                     book::above(bound), kSeeds, final_error(Encoding::Ramp));
@@ -1526,13 +1544,13 @@ void draw_encodings(const Tensor& sinusoids) {
   }
   const auto positions = book::numbered(kPositions);
   const Tensor ramp = ramp_positional_encoding(kPositions);
-  book::figure("encodings",
-               book::side_by_side(
-                   {book::heatmap(ramp, positions, {"t/7"}, "feature", "position")
-                        .set("title", "ramp"),
-                    book::heatmap(sinusoids, positions, sin_features, "feature",
-                                  "position")
-                        .set("title", "sinusoids")}));
+  book::figure(
+      "encodings",
+      book::side_by_side(
+          {book::heatmap(ramp, positions, {"t/7"}, "feature", "position")
+               .set("title", "ramp"),
+           book::heatmap(sinusoids, positions, sin_features, "feature", "position")
+               .set("title", "sinusoids")}));
 }
 
 // %%
@@ -1548,8 +1566,9 @@ void draw_encodings(const Tensor& sinusoids) {
 //    The two encodings of eight positions: the ramp (one feature) and the sinusoids
 //    (eight features, four frequencies). Each row is a position.
 
-TEST_CASE("with the sinusoids every encoding has length 2, so for every position t the "
-          "query p_t puts its largest weight on t") {
+TEST_CASE(
+    "with the sinusoids every encoding has length 2, so for every position t the "
+    "query p_t puts its largest weight on t") {
   const Tensor pe = sinusoidal_positional_encoding(kPositions, 8);  // [8, 8]
   const Tensor lengths = sum(pe * pe, {1});                         // [8]: |p_t|²
   book::check("largest ||p_t|² - 4| / 44u", max(abs(lengths - 4.0)).item() / (44 * kU),
@@ -1605,15 +1624,16 @@ void draw_position_figures() {
 //    The mean weight the trained query puts on each position, with the ramp and with
 //    the sinusoids. Only the sinusoids let it pick out position 2.
 
-TEST_CASE("with the sinusoids, training drives the error below 1% of the variance with "
-          "on average over 0.9 of the weight on position 2") {
+TEST_CASE(
+    "with the sinusoids, training drives the error below 1% of the variance with "
+    "on average over 0.9 of the weight on position 2") {
   book::check_seeds("test error / s²", "after training, on 4,096 held-out examples",
                     book::below(0.01), kSeeds, final_error(Encoding::Sinusoid));
-  book::check_seeds("mean weight on position 2", "over 4,096 held-out examples",
-                    book::above(0.9), kSeeds, [](std::uint64_t seed) {
-                      return position_run(Encoding::Sinusoid, seed)
-                          .mean_weights.at({kTarget});
-                    });
+  book::check_seeds(
+      "mean weight on position 2", "over 4,096 held-out examples", book::above(0.9),
+      kSeeds, [](std::uint64_t seed) {
+        return position_run(Encoding::Sinusoid, seed).mean_weights.at({kTarget});
+      });
   draw_position_figures();
 }
 

@@ -415,9 +415,10 @@ TEST_CASE(
                     book::at_most(10), kSeeds, [](std::uint64_t seed) {
                       return farthest(gradient_norms(true, seed));
                     });
-  book::check_seeds("how many times farther without", "the plain stack's factor over "
-                    "the residual stack's", book::above(1), kSeeds,
-                    [](std::uint64_t seed) {
+  book::check_seeds("how many times farther without",
+                    "the plain stack's factor over "
+                    "the residual stack's",
+                    book::above(1), kSeeds, [](std::uint64_t seed) {
                       return farthest(gradient_norms(false, seed)) /
                              farthest(gradient_norms(true, seed));
                     });
@@ -479,8 +480,8 @@ TableBatch table_batch(std::int64_t n, Generator& gen) {
   for (std::int64_t i = 0; i < n * kSequence; ++i) {
     symbols[i] = gen.randint(0, kSymbols);
     if (i % kSequence > 0)
-      targets[i] = table()[std::llround(symbols[i - 1]) * kSymbols +
-                           std::llround(symbols[i])];
+      targets[i] =
+          table()[std::llround(symbols[i - 1]) * kSymbols + std::llround(symbols[i])];
   }
   return {tensor(symbols, {n, kSequence}, DType::Int64),
           tensor(targets, {n, kSequence}, DType::Int64)};
@@ -663,13 +664,15 @@ TEST_CASE(
         << " nats; knowing one symbol: " << knowing_one_symbol() << " nats\n";
   for (auto seed : kSeeds)
     out() << "seed " << seed << ": one block " << table_run(1, full, seed).loss
-          << " nats per prediction, without its MLP "
-          << table_run(1, no_mlp, seed).loss << "\n";
+          << " nats per prediction, without its MLP " << table_run(1, no_mlp, seed).loss
+          << "\n";
   book::check_seeds("one block's test loss", "nats per prediction",
                     book::below(knowing_one_symbol()), kSeeds,
                     [&](std::uint64_t seed) { return table_run(1, full, seed).loss; });
-  book::check_seeds("lead of the full block", "over the block without its MLP, in "
-                    "standard errors", book::above(4), kSeeds, [&](std::uint64_t seed) {
+  book::check_seeds("lead of the full block",
+                    "over the block without its MLP, in "
+                    "standard errors",
+                    book::above(4), kSeeds, [&](std::uint64_t seed) {
                       return lead(table_run(1, no_mlp, seed), table_run(1, full, seed));
                     });
 }
@@ -699,8 +702,10 @@ TEST_CASE(
   book::check_seeds("three blocks' test loss", "nats per prediction",
                     book::below(knowing_one_symbol()), kSeeds,
                     [&](std::uint64_t seed) { return table_run(3, full, seed).loss; });
-  book::check_seeds("lead of the full stack", "over the stack without residuals, in "
-                    "standard errors", book::above(4), kSeeds, [&](std::uint64_t seed) {
+  book::check_seeds("lead of the full stack",
+                    "over the stack without residuals, in "
+                    "standard errors",
+                    book::above(4), kSeeds, [&](std::uint64_t seed) {
                       return lead(table_run(3, no_residual, seed),
                                   table_run(3, full, seed));
                     });
@@ -734,18 +739,17 @@ void draw_block_training() {
       post{true, true, false};
   book::figure(
       "block_training",
-      book::side_by_side(
-          {book::line_plot("step", "training loss (nats per prediction)",
-                           {line("pre-norm block", 1, full),
-                            line("without its MLP", 1, no_mlp), floor},
-                           true)
-               .set("title", "one block"),
-           book::line_plot("step", "training loss (nats per prediction)",
-                           {line("pre-norm", 3, full),
-                            line("without residuals", 3, no_residual),
-                            line("post-norm", 3, post), floor},
-                           true)
-               .set("title", "three blocks")}));
+      book::side_by_side({book::line_plot("step", "training loss (nats per prediction)",
+                                          {line("pre-norm block", 1, full),
+                                           line("without its MLP", 1, no_mlp), floor},
+                                          true)
+                              .set("title", "one block"),
+                          book::line_plot("step", "training loss (nats per prediction)",
+                                          {line("pre-norm", 3, full),
+                                           line("without residuals", 3, no_residual),
+                                           line("post-norm", 3, post), floor},
+                                          true)
+                              .set("title", "three blocks")}));
 }
 
 // %%
@@ -920,18 +924,19 @@ void set_one_layer_by_hand(AttentionOnly& model) {
   Tensor& in = layer.in_proj_weight;  // rows: queries 0-31, keys 32-63, values 64-95
   for (std::int64_t h = 0; h < 2; ++h)
     for (std::int64_t i = 0; i < 16; ++i) {
-      put(in, h * 16 + i, i, 4 * beta);    // query: 4β · the token (scaled by 1/√16)
-      put(in, 32 + h * 16 + i, i, 1);      // key: the token, plus
-      put(in, 32 + h * 16 + i, 16 + h, 1); //   head h's position score on every feature
-      put(in, 64 + h * 16 + i, i, 1);      // value: the token
+      put(in, h * 16 + i, i, 4 * beta);  // query: 4β · the token (scaled by 1/√16)
+      put(in, 32 + h * 16 + i, i, 1);    // key: the token, plus
+      put(in, 32 + h * 16 + i, 16 + h,
+          1);                          //   head h's position score on every feature
+      put(in, 64 + h * 16 + i, i, 1);  // value: the token
     }
   for (std::int64_t i = 0; i < 16; ++i) {  // output: e^β (head 1 - κ head 2)
     put(layer.out_proj.weight, 16 + i, i, scale);
     put(layer.out_proj.weight, 16 + i, 16 + i, -kappa * scale);
   }
   for (std::int64_t a = 0; a < kVocab; ++a) {
-    put(model.readout.weight, a, 16 + a, 1);   // the heads' verdict on token a
-    put(model.readout.weight, a, a, -1e15);    // minus a lot for the query's token
+    put(model.readout.weight, a, 16 + a, 1);  // the heads' verdict on token a
+    put(model.readout.weight, a, a, -1e15);   // minus a lot for the query's token
   }
   model.readout.bias.data()[0] = 3;  // cancels the query position's features 16, 17
   model.readout.bias.data()[1] = 3;
@@ -1084,9 +1089,8 @@ TEST_CASE(
     runs[seed] = two_layer_run(seed);
     out() << "seed " << seed << ": two layers right on " << runs[seed].accuracy
           << "; layer 1's weight on the previous position "
-          << runs[seed].previous_weight
-          << ", layer 2's on the copy's successor " << runs[seed].successor_weight
-          << "\n";
+          << runs[seed].previous_weight << ", layer 2's on the copy's successor "
+          << runs[seed].successor_weight << "\n";
   }
   book::check_seeds("accuracy of two layers", "on 4,096 fresh sequences",
                     book::above(0.9), kSeeds,

@@ -180,8 +180,8 @@ TEST_CASE(
               book::exactly(0));
   book::check("words in neither list", missing, "of the filtered list's",
               book::exactly(0));
-  book::check("words in the two lists", static_cast<double>(words().training.size() +
-                                                            words().validation.size()),
+  book::check("words in the two lists",
+              static_cast<double>(words().training.size() + words().validation.size()),
               "against the filtered list's length",
               book::exactly(static_cast<double>(plain_words().size())));
 }
@@ -673,8 +673,8 @@ TEST_CASE(
           << " standard errors\n";
     if (seed == kSeeds[0]) {
       out() << "in other units: " << loss / std::log(2.0) << " bits per prediction "
-            << "and perplexity " << std::exp(loss) << " (the bigram: "
-            << bigram_loss / std::log(2.0) << " bits, perplexity "
+            << "and perplexity " << std::exp(loss)
+            << " (the bigram: " << bigram_loss / std::log(2.0) << " bits, perplexity "
             << std::exp(bigram_loss) << ")\n";
       book::measured("bits per prediction", loss / std::log(2.0),
                      "the first seed's validation loss in bits (the bigram's: " +
@@ -832,7 +832,7 @@ struct MLP : nn::Module {
     const Tensor laid_end_to_end =  // [n, 3, 10] → [n, 30]
         letters(context).reshape({context.size(0), kContext * kLetterWidth});
     const Tensor units = relu(hidden(laid_end_to_end));  // [n, 200]
-    return readout(dropout(units));                       // [n, 27]
+    return readout(dropout(units));                      // [n, 27]
   }
 };
 
@@ -911,16 +911,16 @@ TEST_CASE(
   const auto in_standard_errors = [](const Lead& l) {
     return l.per_prediction / l.standard_error;
   };
-  book::check_seeds("the MLP's lead over the bigram", "standard errors", book::above(4),
-                    seeds, [&](std::uint64_t seed) {
-                      return in_standard_errors(
-                          lead(bigram_losses, mlp_losses[seed], validation));
-                    });
-  book::check_seeds("the four-gram's lead over the MLP", "standard errors",
-                    book::above(4), seeds, [&](std::uint64_t seed) {
-                      return in_standard_errors(
-                          lead(mlp_losses[seed], fourgram_losses, validation));
-                    });
+  book::check_seeds(
+      "the MLP's lead over the bigram", "standard errors", book::above(4), seeds,
+      [&](std::uint64_t seed) {
+        return in_standard_errors(lead(bigram_losses, mlp_losses[seed], validation));
+      });
+  book::check_seeds(
+      "the four-gram's lead over the MLP", "standard errors", book::above(4), seeds,
+      [&](std::uint64_t seed) {
+        return in_standard_errors(lead(mlp_losses[seed], fourgram_losses, validation));
+      });
 }
 
 // %%
@@ -1088,25 +1088,25 @@ TEST_CASE(
   const auto& validation = some_validation_words();
   std::vector<double> uniform;  // ln 27 for every prediction of each word
   for (const auto& w : validation) uniform.push_back((w.size() + 1) * std::log(27.0));
-  int not_falling = 0;  // records from which the training loss did not fall
+  int not_falling = 0;   // records from which the training loss did not fall
   int lowest_first = 0;  // seeds whose lowest validation record is the first
   const std::vector<std::uint64_t> seeds(std::begin(kSeeds), std::end(kSeeds));
-  book::check_seeds(
-      "the validation loss's rise from its lowest", "standard errors", book::above(4),
-      seeds, [&](std::uint64_t seed) {
-        const Overfitting& o = on_few(seed, 0);
-        for (std::size_t i = 1; i < o.curve.training.size(); ++i)
-          not_falling += !(o.curve.training[i] < o.curve.training[i - 1]);
-        lowest_first += o.lowest_step == kFewEvery;
-        out() << "seed " << seed << ": training loss " << o.curve.training.front()
-              << " at step " << kFewEvery << ", " << o.curve.training.back()
-              << " at step " << kFewSteps << "; validation loss lowest "
-              << o.lowest_loss << " at step " << o.lowest_step << ", "
-              << o.curve.validation.back() << " at step " << kFewSteps
-              << " (uniform guess " << std::log(27.0) << ")\n";
-        const Lead rise = lead(o.at_last, o.at_lowest, validation);
-        return rise.per_prediction / rise.standard_error;
-      });
+  book::check_seeds("the validation loss's rise from its lowest", "standard errors",
+                    book::above(4), seeds, [&](std::uint64_t seed) {
+                      const Overfitting& o = on_few(seed, 0);
+                      for (std::size_t i = 1; i < o.curve.training.size(); ++i)
+                        not_falling += !(o.curve.training[i] < o.curve.training[i - 1]);
+                      lowest_first += o.lowest_step == kFewEvery;
+                      out() << "seed " << seed << ": training loss "
+                            << o.curve.training.front() << " at step " << kFewEvery
+                            << ", " << o.curve.training.back() << " at step "
+                            << kFewSteps << "; validation loss lowest " << o.lowest_loss
+                            << " at step " << o.lowest_step << ", "
+                            << o.curve.validation.back() << " at step " << kFewSteps
+                            << " (uniform guess " << std::log(27.0) << ")\n";
+                      const Lead rise = lead(o.at_last, o.at_lowest, validation);
+                      return rise.per_prediction / rise.standard_error;
+                    });
   book::check_seeds("the uniform guess's lead at step 200", "standard errors",
                     book::above(4), seeds, [&](std::uint64_t seed) {
                       const Lead l = lead(on_few(seed, 0).at_last, uniform, validation);
@@ -1265,8 +1265,8 @@ TEST_CASE(
   for (const auto& w : greedy) out() << " " << w;
   out() << "\nsmallest gap between the best two scores: " << gap
         << " (g/T = " << gap / 1e-6 << ")\n";
-  book::check("differing words", differing,
-              "of 26, sampled at T = 1e-6 against greedy", book::exactly(0));
+  book::check("differing words", differing, "of 26, sampled at T = 1e-6 against greedy",
+              book::exactly(0));
 }
 
 // %%
@@ -1468,8 +1468,9 @@ TEST_CASE(
           }
         }
         fewest = std::min(fewest, distinct[2] - distinct[0]);
-        lines.push_back(book::series("seed " + std::to_string(seed), distinct,
-                                     in_dictionary).set("style", "o-"));
+        lines.push_back(
+            book::series("seed " + std::to_string(seed), distinct, in_dictionary)
+                .set("style", "o-"));
         return std::min(standard_errors_apart(shares[0], shares[1]),   // 0.5 to 0.25
                         standard_errors_apart(shares[1], shares[2]));  // 1 to 0.5
       });

@@ -1400,8 +1400,7 @@ KnownShare known_share(const GPT& model, double temperature, Generator& gen,
   std::vector<double> words, known;
   for (int i = 0; i < 200; ++i) {
     const std::string line = tokenizer().decode(model_line(model, {kNewline}, o, gen));
-    if (i < show)
-      out() << written_line(line);
+    if (i < show) out() << written_line(line);
     const auto [w, k] = dictionary_words(line);
     words.push_back(w), known.push_back(k);
   }
@@ -1442,8 +1441,8 @@ TEST_CASE(
   for (auto seed : kSeeds) {
     Generator gen(70 + seed);
     if (seed == kSeeds[0]) out() << "the first seed at temperature 0.5:\n";
-    const KnownShare cold = known_share(*trained(seed).model, 0.5, gen,
-                                        seed == kSeeds[0] ? 10 : 0);
+    const KnownShare cold =
+        known_share(*trained(seed).model, 0.5, gen, seed == kSeeds[0] ? 10 : 0);
     const KnownShare warm = known_share(*trained(seed).model, 1.0, gen);
     out() << "seed " << seed << ": words in the word list " << cold.share << " ± "
           << cold.standard_error << " at temperature 0.5, " << warm.share << " ± "

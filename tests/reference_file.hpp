@@ -62,7 +62,9 @@ inline std::vector<ReferenceCase> read_reference_file(const std::string& file_na
       while (s >> word && word != ":") shape.push_back(std::stoll(word));
       std::vector<double> values;
       while (s >> word) values.push_back(std::stod(word));  // "nan", "inf" and "-inf" included
-      const auto type = dtype == "f" ? litgrad::DType::Float64 : dtype == "i" ? litgrad::DType::Int64 : litgrad::DType::Bool;
+      const auto type = dtype == "f"   ? litgrad::DType::Float64
+                        : dtype == "i" ? litgrad::DType::Int64
+                                       : litgrad::DType::Bool;
       t.value = litgrad::tensor(values, shape, type);
       cases.back().tensors.push_back(t);
     }

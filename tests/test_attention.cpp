@@ -23,7 +23,9 @@ TEST_CASE("scaled_dot_product_attention is softmax(q kT / sqrt(E)) v, batched") 
   CHECK(test::identical(out, matmul(expected_w, v)));
 }
 
-TEST_CASE("scaled_dot_product_attention's Bool mask means may attend, as torch's, and is_causal equals the causal float mask") {
+TEST_CASE(
+    "scaled_dot_product_attention's Bool mask means may attend, as torch's, and is_causal equals the causal float "
+    "mask") {
   Generator gen(2);
   const Tensor q = randn({4, 3}, gen), k = randn({4, 3}, gen), v = randn({4, 2}, gen);
   const Tensor causal = generate_square_subsequent_mask(4);
@@ -37,17 +39,23 @@ TEST_CASE("scaled_dot_product_attention's Bool mask means may attend, as torch's
   CHECK_THROWS_WITH_AS(scaled_dot_product_attention(q, k, v, causal, 0.0, true),
                        "scaled_dot_product_attention: pass either attn_mask or is_causal, not both", ValueError);
   CHECK_THROWS_WITH_AS(scaled_dot_product_attention(q, randn({4, 2}, gen), v),
-                       "scaled_dot_product_attention: query of shape [4,3] and key of shape [4,2] differ in their last (embedding) dimension", ShapeError);
+                       "scaled_dot_product_attention: query of shape [4,3] and key of shape [4,2] differ in their last "
+                       "(embedding) dimension",
+                       ShapeError);
   CHECK_THROWS_WITH_AS(scaled_dot_product_attention(q, k, randn({3, 2}, gen)),
-                       "scaled_dot_product_attention: key of shape [4,3] and value of shape [3,2] differ in length", ShapeError);
-  CHECK_THROWS_WITH_AS(scaled_dot_product_attention(q, k, v, zeros({3, 4})),
-                       "scaled_dot_product_attention: attn_mask of shape [3,4] does not broadcast to the scores' shape [4,4]", ShapeError);
+                       "scaled_dot_product_attention: key of shape [4,3] and value of shape [3,2] differ in length",
+                       ShapeError);
+  CHECK_THROWS_WITH_AS(
+      scaled_dot_product_attention(q, k, v, zeros({3, 4})),
+      "scaled_dot_product_attention: attn_mask of shape [3,4] does not broadcast to the scores' shape [4,4]",
+      ShapeError);
 }
 
 TEST_CASE("attention over no keys gives zero outputs and zero query gradients, as a sum of no terms in torch") {
   // Found by the fuzzer: the fused weights' backward multiplied empty matrices through null data.
   Generator gen(8);
-  Tensor q = randn({2, 3, 4}, gen).requires_grad_(), k = zeros({2, 0, 4}).requires_grad_(), v = zeros({2, 0, 2}).requires_grad_();
+  Tensor q = randn({2, 3, 4}, gen).requires_grad_(), k = zeros({2, 0, 4}).requires_grad_(),
+         v = zeros({2, 0, 2}).requires_grad_();
   const AttentionOutput a = scaled_dot_product_attention(q, k, v);
   CHECK(a.weights.shape() == Shape{2, 3, 0});
   CHECK(test::identical(a.output, zeros({2, 3, 2})));
@@ -60,7 +68,8 @@ TEST_CASE("the causal mask is 0 on and below the diagonal and -inf above") {
   const Tensor m = generate_square_subsequent_mask(3);
   CHECK(test::identical(m, tensor({{0, -INFINITY, -INFINITY}, {0, 0, -INFINITY}, {0, 0, 0}})));
   CHECK(generate_square_subsequent_mask(0).numel() == 0);
-  CHECK_THROWS_WITH_AS(generate_square_subsequent_mask(-1), "generate_square_subsequent_mask: size must be non-negative, got -1", ValueError);
+  CHECK_THROWS_WITH_AS(generate_square_subsequent_mask(-1),
+                       "generate_square_subsequent_mask: size must be non-negative, got -1", ValueError);
 }
 
 TEST_CASE("the ramp encodes position t as t/(L-1)") {
@@ -78,10 +87,13 @@ TEST_CASE("the sinusoidal encoding puts sin in even and cos in odd features, at 
       CHECK(pe.at({t, 2 * i}) == std::sin(angle));
       CHECK(pe.at({t, 2 * i + 1}) == std::cos(angle));
       // Each pair is a point on the unit circle: sin² + cos² = 1 up to two roundings.
-      CHECK(std::fabs(pe.at({t, 2 * i}) * pe.at({t, 2 * i}) + pe.at({t, 2 * i + 1}) * pe.at({t, 2 * i + 1}) - 1) <= 4e-16);
+      CHECK(std::fabs(pe.at({t, 2 * i}) * pe.at({t, 2 * i}) + pe.at({t, 2 * i + 1}) * pe.at({t, 2 * i + 1}) - 1) <=
+            4e-16);
     }
-  CHECK_THROWS_WITH_AS(sinusoidal_positional_encoding(8, 5),
-                       "sinusoidal_positional_encoding: d must be even and at least 2 (features come in sin/cos pairs), got 5", ValueError);
+  CHECK_THROWS_WITH_AS(
+      sinusoidal_positional_encoding(8, 5),
+      "sinusoidal_positional_encoding: d must be even and at least 2 (features come in sin/cos pairs), got 5",
+      ValueError);
 }
 
 TEST_CASE("dropout zeroes with probability p and scales the rest by 1/(1-p), only in training") {
@@ -106,7 +118,8 @@ TEST_CASE("MultiheadAttention has torch's parameters, names, shapes and starting
   nn::MultiheadAttention mha(6, 2, o, gen);
   std::vector<std::string> names;
   for (auto& [name, p] : mha.named_parameters()) names.push_back(name);
-  CHECK(names == std::vector<std::string>{"in_proj_weight", "in_proj_bias", "bias_k", "bias_v", "out_proj.weight", "out_proj.bias"});
+  CHECK(names == std::vector<std::string>{"in_proj_weight", "in_proj_bias", "bias_k", "bias_v", "out_proj.weight",
+                                          "out_proj.bias"});
   CHECK(mha.in_proj_weight.shape() == Shape{18, 6});
   CHECK(mha.bias_k.shape() == Shape{1, 1, 6});
   CHECK(test::identical(mha.in_proj_bias, zeros({18})));
@@ -126,10 +139,13 @@ TEST_CASE("MultiheadAttention has torch's parameters, names, shapes and starting
   CHECK(cross.v_proj_weight.shape() == Shape{4, 5});
   std::ostringstream os;
   os << cross;
-  CHECK(os.str() == "MultiheadAttention(embed_dim=4, num_heads=2, kdim=3, vdim=5\n  (out_proj): Linear(in_features=4, out_features=4, bias=False)\n)");
+  CHECK(os.str() ==
+        "MultiheadAttention(embed_dim=4, num_heads=2, kdim=3, vdim=5\n  (out_proj): Linear(in_features=4, "
+        "out_features=4, bias=False)\n)");
 }
 
-TEST_CASE("MultiheadAttention's shapes: sequence first by default, batch_first, unbatched, averaged or per-head weights") {
+TEST_CASE(
+    "MultiheadAttention's shapes: sequence first by default, batch_first, unbatched, averaged or per-head weights") {
   Generator gen(5);
   nn::MultiheadAttention mha(4, 2, {}, gen);
   auto [out, w] = mha(randn({3, 2, 4}, gen), randn({5, 2, 4}, gen), randn({5, 2, 4}, gen));
@@ -149,7 +165,8 @@ TEST_CASE("MultiheadAttention's shapes: sequence first by default, batch_first, 
   CHECK(batch_first.weights.shape() == Shape{2, 3, 5});
 }
 
-TEST_CASE("a query whose every key is masked gets NaN weights and output, and the other batch elements are unaffected") {
+TEST_CASE(
+    "a query whose every key is masked gets NaN weights and output, and the other batch elements are unaffected") {
   Generator gen(6);
   nn::MultiheadAttention mha(4, 2, {}, gen);
   const Tensor x = randn({3, 2, 4}, gen);
@@ -164,8 +181,9 @@ TEST_CASE("a query whose every key is masked gets NaN weights and output, and th
   CHECK(std::isfinite(w.at({0, 0, 0})));
 }
 
-TEST_CASE("is_causal, given with the causal mask, changes no bit of MultiheadAttention or TransformerEncoderLayer, "
-          "forward or backward, with or without a padding mask") {
+TEST_CASE(
+    "is_causal, given with the causal mask, changes no bit of MultiheadAttention or TransformerEncoderLayer, "
+    "forward or backward, with or without a padding mask") {
   // The hint turns the mask into a structure the kernels use to skip the hidden scores; the
   // numbers must be those of the mask itself, Bool or float, and with padding merged in.
   Generator gen(23);
@@ -196,23 +214,39 @@ TEST_CASE("is_causal, given with the causal mask, changes no bit of MultiheadAtt
 
 TEST_CASE("MultiheadAttention names the expected and the actual shape for every misuse") {
   Generator gen(7);
-  CHECK_THROWS_WITH_AS(nn::MultiheadAttention(10, 3), "MultiheadAttention: embed_dim 10 is not divisible by num_heads 3", ValueError);
+  CHECK_THROWS_WITH_AS(nn::MultiheadAttention(10, 3),
+                       "MultiheadAttention: embed_dim 10 is not divisible by num_heads 3", ValueError);
   nn::MultiheadAttentionOptions bad_dropout;
   bad_dropout.dropout = 1.0;
-  CHECK_THROWS_WITH_AS(nn::MultiheadAttention(4, 2, bad_dropout), "MultiheadAttention: dropout must be in [0, 1), got 1", ValueError);
+  CHECK_THROWS_WITH_AS(nn::MultiheadAttention(4, 2, bad_dropout),
+                       "MultiheadAttention: dropout must be in [0, 1), got 1", ValueError);
   nn::MultiheadAttention mha(4, 2, {}, gen);
   const Tensor q = randn({3, 2, 4}, gen), kv = randn({5, 2, 4}, gen);
-  CHECK_THROWS_WITH_AS(mha(randn({3, 2, 5}, gen), kv, kv), "MultiheadAttention: query of shape [3,2,5] should be [3,2,4]", ShapeError);
-  CHECK_THROWS_WITH_AS(mha(q, kv, randn({6, 2, 4}, gen)), "MultiheadAttention: value of shape [6,2,4] should be [5,2,4]", ShapeError);
-  CHECK_THROWS_WITH_AS(mha(q, randn({5, 3, 4}, gen), kv), "MultiheadAttention: key of shape [5,3,4] should be [5,2,4]", ShapeError);
-  CHECK_THROWS_WITH_AS(mha(q, randn({5, 4}, gen), kv), doctest::Contains("MultiheadAttention: query, key and value should have the same number of dimensions"), ShapeError);
-  CHECK_THROWS_WITH_AS(mha(randn({4}, gen), randn({4}, gen), randn({4}, gen)), doctest::Contains("MultiheadAttention: query of shape [4] should be [L,N,E]"), ShapeError);
-  CHECK_THROWS_WITH_AS(mha(q, kv, kv, {}, true, zeros({3, 4})), "MultiheadAttention: attn_mask of shape [3,4] should be [3,5]", ShapeError);
-  CHECK_THROWS_WITH_AS(mha(q, kv, kv, {}, true, zeros({2, 3, 5})), "MultiheadAttention: attn_mask of shape [2,3,5] should be [4,3,5]", ShapeError);
-  CHECK_THROWS_WITH_AS(mha(q, kv, kv, {}, true, zeros({1, 1, 3, 5})), doctest::Contains("MultiheadAttention: attn_mask of shape [1,1,3,5] should be [L,S] = [3,5] or [N*H,L,S] = [4,3,5]"), ShapeError);
+  CHECK_THROWS_WITH_AS(mha(randn({3, 2, 5}, gen), kv, kv),
+                       "MultiheadAttention: query of shape [3,2,5] should be [3,2,4]", ShapeError);
+  CHECK_THROWS_WITH_AS(mha(q, kv, randn({6, 2, 4}, gen)),
+                       "MultiheadAttention: value of shape [6,2,4] should be [5,2,4]", ShapeError);
+  CHECK_THROWS_WITH_AS(mha(q, randn({5, 3, 4}, gen), kv), "MultiheadAttention: key of shape [5,3,4] should be [5,2,4]",
+                       ShapeError);
+  CHECK_THROWS_WITH_AS(
+      mha(q, randn({5, 4}, gen), kv),
+      doctest::Contains("MultiheadAttention: query, key and value should have the same number of dimensions"),
+      ShapeError);
+  CHECK_THROWS_WITH_AS(mha(randn({4}, gen), randn({4}, gen), randn({4}, gen)),
+                       doctest::Contains("MultiheadAttention: query of shape [4] should be [L,N,E]"), ShapeError);
+  CHECK_THROWS_WITH_AS(mha(q, kv, kv, {}, true, zeros({3, 4})),
+                       "MultiheadAttention: attn_mask of shape [3,4] should be [3,5]", ShapeError);
+  CHECK_THROWS_WITH_AS(mha(q, kv, kv, {}, true, zeros({2, 3, 5})),
+                       "MultiheadAttention: attn_mask of shape [2,3,5] should be [4,3,5]", ShapeError);
+  CHECK_THROWS_WITH_AS(
+      mha(q, kv, kv, {}, true, zeros({1, 1, 3, 5})),
+      doctest::Contains(
+          "MultiheadAttention: attn_mask of shape [1,1,3,5] should be [L,S] = [3,5] or [N*H,L,S] = [4,3,5]"),
+      ShapeError);
   CHECK_THROWS_WITH_AS(mha(q, kv, kv, {}, true, tensor(std::vector<double>(15, 0), {3, 5}, DType::Int64)),
                        "MultiheadAttention: attn_mask must be Bool or Float64, got Int64", ValueError);
-  CHECK_THROWS_WITH_AS(mha(q, kv, kv, full({5, 2}, 0, DType::Bool)), "MultiheadAttention: key_padding_mask of shape [5,2] should be [2,5]", ShapeError);
+  CHECK_THROWS_WITH_AS(mha(q, kv, kv, full({5, 2}, 0, DType::Bool)),
+                       "MultiheadAttention: key_padding_mask of shape [5,2] should be [2,5]", ShapeError);
   // A module that threw still works.
   CHECK(mha(q, kv, kv).output.shape() == Shape{3, 2, 4});
 }

@@ -73,8 +73,10 @@ TEST_CASE("fused attention weights equal the composition of ops bit for bit, wit
       mask = randn(with_batch({L, S}), gen);
       for (std::int64_t j = 0; j < S; ++j) mask.data()[j] = -INFINITY;  // row 0 of the first matrix
     }
-    if (mask_kind >= 5) mask = masked_fill(zeros({L, S}), gt(reshape(arange(S), {1, S}), reshape(arange(L), {L, 1})), -INFINITY);
-    if (mask_kind == 6 && q.numel() > 0) q.data()[gen.randint(0, q.numel())] = trial % 3 == 0 ? 1e200 : trial % 3 == 1 ? INFINITY : NAN;
+    if (mask_kind >= 5)
+      mask = masked_fill(zeros({L, S}), gt(reshape(arange(S), {1, S}), reshape(arange(L), {L, 1})), -INFINITY);
+    if (mask_kind == 6 && q.numel() > 0)
+      q.data()[gen.randint(0, q.numel())] = trial % 3 == 0 ? 1e200 : trial % 3 == 1 ? INFINITY : NAN;
     const Tensor r = randn(with_batch({L, S}), gen);  // the loss sum(w * r) gives every weight a gradient
 
     CAPTURE(trial);

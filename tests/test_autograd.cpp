@@ -12,9 +12,9 @@ using namespace litgrad;
 
 TEST_CASE("gradients accumulate into leaves with += across backward calls, as in torch") {
   Tensor x = tensor({1, 2, 3}).requires_grad_();
-  sum(x * x).backward();                      // d/dx sum x² = 2x
+  sum(x * x).backward();  // d/dx sum x² = 2x
   CHECK(test::identical(x.grad(), tensor({2, 4, 6})));
-  sum(x * x).backward();                      // a new graph: its gradient adds on
+  sum(x * x).backward();  // a new graph: its gradient adds on
   CHECK(test::identical(x.grad(), tensor({4, 8, 12})));
   x.zero_grad();
   CHECK(test::identical(x.grad(), tensor({0, 0, 0})));
@@ -22,11 +22,12 @@ TEST_CASE("gradients accumulate into leaves with += across backward calls, as in
 
 TEST_CASE("a tensor used twice in one graph receives the sum of both gradients") {
   Tensor x = tensor({1, -2}).requires_grad_();
-  sum(x * x + x).backward();                  // d/dx (x² + x) = 2x + 1
+  sum(x * x + x).backward();  // d/dx (x² + x) = 2x + 1
   CHECK(test::identical(x.grad(), tensor({3, -3})));
 }
 
-TEST_CASE("a second backward through the same graph throws, naming the freed operation, unless the graph was retained") {
+TEST_CASE(
+    "a second backward through the same graph throws, naming the freed operation, unless the graph was retained") {
   Tensor x = tensor({1, 2}).requires_grad_();
   Tensor loss = sum(exp(x));
   loss.backward();
@@ -37,23 +38,25 @@ TEST_CASE("a second backward through the same graph throws, naming the freed ope
   Tensor y = tensor({1, 2}).requires_grad_();
   Tensor kept = sum(exp(y));
   kept.backward(Tensor(), /*retain_graph=*/true);
-  kept.backward();                            // runs again, and the gradients add up
+  kept.backward();  // runs again, and the gradients add up
   CHECK(test::max_abs_diff(y.grad(), exp(tensor({1, 2})) * 2.0) == 0.0);
 }
 
 TEST_CASE("backward on a non-scalar needs an explicit gradient, and with one computes the vector-Jacobian product") {
   Tensor x = tensor({1, 2, 3}).requires_grad_();
   Tensor y = x * x;
-  CHECK_THROWS_WITH_AS(y.backward(),
-                       doctest::Contains("backward: a gradient can be implied only for a one-element output; this tensor has shape [3]"),
-                       AutogradError);
+  CHECK_THROWS_WITH_AS(
+      y.backward(),
+      doctest::Contains("backward: a gradient can be implied only for a one-element output; this tensor has shape [3]"),
+      AutogradError);
   CHECK_THROWS_WITH_AS(y.backward(ones({2})), "backward: gradient of shape [2] for a tensor of shape [3]", ShapeError);
-  y.backward(tensor({1, 0, -1}));             // vᵀ J with J = diag(2x)
+  y.backward(tensor({1, 0, -1}));  // vᵀ J with J = diag(2x)
   CHECK(test::identical(x.grad(), tensor({2, 0, -6})));
 }
 
 TEST_CASE("backward on a tensor that does not require grad throws") {
-  CHECK_THROWS_WITH_AS(sum(ones({2})).backward(), doctest::Contains("backward: this tensor does not require grad"), AutogradError);
+  CHECK_THROWS_WITH_AS(sum(ones({2})).backward(), doctest::Contains("backward: this tensor does not require grad"),
+                       AutogradError);
 }
 
 TEST_CASE("under NoGradGuard nothing is recorded, and recording resumes after it") {
@@ -74,10 +77,10 @@ TEST_CASE("detach shares the data but cuts the history: no gradient flows throug
   Tensor d = (x * 2.0).detach();
   CHECK(d.is_leaf());
   CHECK_FALSE(d.requires_grad());
-  sum(x * d).backward();                      // d is a constant here: d/dx (x · d) = d
+  sum(x * d).backward();  // d is a constant here: d/dx (x · d) = d
   CHECK(test::identical(x.grad(), tensor({2, 4})));
   Tensor y = x.detach();
-  y.data()[0] = 10;                           // shared storage, as torch's detach
+  y.data()[0] = 10;  // shared storage, as torch's detach
   CHECK(x.data()[0] == 10);
 }
 
@@ -98,7 +101,7 @@ TEST_CASE("a graph is freed as soon as the last tensor that needs it goes away")
   CHECK(live_graph_nodes() == before);
   {
     Tensor loss = sum(tanh(x * 2.0) + x);
-    loss.backward();                          // backward frees what the nodes saved at once
+    loss.backward();  // backward frees what the nodes saved at once
   }
   CHECK(live_graph_nodes() == before);
 }
@@ -140,4 +143,13 @@ TEST_CASE("training for 100,000 steps does not grow memory") {
 #else
   CHECK(resident_bytes() - rss_at_1000 < (1 << 20));
 #endif
+}
+
+TEST_CASE("reading the gradient of a tensor that is not a leaf says why it has none") {
+  const Tensor a = ones({2}).requires_grad_();
+  const Tensor b = a * 2.0;
+  sum(b).backward();
+  CHECK_THROWS_WITH_AS(b.grad(), doctest::Contains("grad: this tensor was made by mul, so it is not a leaf"),
+                       AutogradError);
+  CHECK(a.grad().defined());
 }

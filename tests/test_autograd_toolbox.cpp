@@ -34,9 +34,10 @@ TEST_CASE("a tensor saved for backward and changed in place since is an error na
     w.copy_(tensor({30.0, 40.0}));
   }
   CHECK(w.version() == 1);
-  CHECK_THROWS_WITH_AS(y.backward(), doctest::Contains("backward: input 1 of mul (shape [2]), which its gradient needs, "
-                                                       "was changed in place after mul used it: it is at version 1, "
-                                                       "it was at version 0"),
+  CHECK_THROWS_WITH_AS(y.backward(),
+                       doctest::Contains("backward: input 1 of mul (shape [2]), which its gradient needs, "
+                                         "was changed in place after mul used it: it is at version 1, "
+                                         "it was at version 0"),
                        AutogradError);
   CHECK_FALSE(x.grad().defined());  // nothing was added anywhere
 }
@@ -66,7 +67,7 @@ TEST_CASE("in-place operations write the values torch's do, broadcast, and advan
   const Tensor view = reshape(a, {4});  // shares a's storage
   a.add_(tensor({10, 20}), 0.5);        // a += 0.5 * row
   CHECK(a.to_vector() == std::vector<double>{6, 12, 8, 14});
-  a.sub_(tensor({1, 2}, {2, 1}));       // a column broadcast
+  a.sub_(tensor({1, 2}, {2, 1}));  // a column broadcast
   CHECK(a.to_vector() == std::vector<double>{5, 11, 6, 12});
   a.mul_(2.0).div_(tensor({1, 2}));
   CHECK(a.to_vector() == std::vector<double>{10, 11, 12, 12});
@@ -81,18 +82,20 @@ TEST_CASE("in-place operations write the values torch's do, broadcast, and advan
   Tensor ids = zeros({3}).to(DType::Int64);
   ids.fill_(2.7);  // converted to the dtype, as torch
   CHECK(ids.to_vector() == std::vector<double>{2, 2, 2});
-  CHECK_THROWS_WITH_AS(ids.add_(1.0), "add_: arithmetic in place needs a Float64 tensor, this one is Int64 of shape [3]",
-                       ValueError);
+  CHECK_THROWS_WITH_AS(ids.add_(1.0),
+                       "add_: arithmetic in place needs a Float64 tensor, this one is Int64 of shape [3]", ValueError);
   CHECK_THROWS_WITH_AS(a.add_(ones({3})), "add_: the other tensor's shape [3] does not broadcast to [2,2]", ShapeError);
 }
 
-TEST_CASE("in place is refused on a tensor that requires grad while gradients are recorded, and allowed under NoGradGuard") {
+TEST_CASE(
+    "in place is refused on a tensor that requires grad while gradients are recorded, and allowed under NoGradGuard") {
   Tensor w = ones({2}).requires_grad_();
   CHECK_THROWS_WITH_AS(w.mul_(2.0), doctest::Contains("mul_: this tensor of shape [2] is a leaf that requires grad"),
                        AutogradError);
   const Tensor h = w * 3.0;
   Tensor hv = h;
-  CHECK_THROWS_WITH_AS(hv.add_(1.0), doctest::Contains("add_: this tensor of shape [2] was made by mul"), AutogradError);
+  CHECK_THROWS_WITH_AS(hv.add_(1.0), doctest::Contains("add_: this tensor of shape [2] was made by mul"),
+                       AutogradError);
   {
     NoGradGuard no_grad;
     w.mul_(2.0);
@@ -107,7 +110,8 @@ TEST_CASE("an optimiser's step between a forward and its backward is refused, as
   const Tensor later = sum(w * w * 3.0);  // saves w at its present version
   opt.step();                             // writes w in place
   CHECK(w.version() == 1);
-  CHECK_THROWS_WITH_AS(later.backward(), doctest::Contains("of mul (shape [2]), which its gradient needs, was changed in place"),
+  CHECK_THROWS_WITH_AS(later.backward(),
+                       doctest::Contains("of mul (shape [2]), which its gradient needs, was changed in place"),
                        AutogradError);
 }
 
@@ -142,7 +146,7 @@ TEST_CASE("autograd::grad returns the gradients backward() adds to grad(), bit f
 
 TEST_CASE("autograd::grad with respect to a tensor made by an operation gives the gradient that reaches it") {
   Tensor x = tensor({1.0, -2.0}).requires_grad_();
-  const Tensor h = x * 3.0;         // dL/dh = 2h for L = sum(h²)
+  const Tensor h = x * 3.0;  // dL/dh = 2h for L = sum(h²)
   const Tensor L = sum(h * h);
   const auto g = autograd::grad({L}, {h, x});
   CHECK(g[0].to_vector() == std::vector<double>{6.0, -12.0});
@@ -168,7 +172,8 @@ TEST_CASE("an input the outputs do not use is an error, unless allow_unused, whi
   CHECK_FALSE(g[1].defined());
 }
 
-TEST_CASE("a Hessian-vector product through create_graph equals its closed form: 6x v for sum(x³), A v for a quadratic") {
+TEST_CASE(
+    "a Hessian-vector product through create_graph equals its closed form: 6x v for sum(x³), A v for a quadratic") {
   Generator gen(2);
   const Tensor v = randn({5}, gen);
   // f(x) = sum(x³): gradient 3x², Hessian diag(6x).
@@ -198,7 +203,9 @@ TEST_CASE("backward(create_graph) leaves gradients with a history, whose own gra
   CHECK(largest_gap(second, -sin(x.detach())) <= 2e-16);
 }
 
-TEST_CASE("a Hessian-vector product through a tanh network and cross-entropy agrees with central differences of its gradient") {
+TEST_CASE(
+    "a Hessian-vector product through a tanh network and cross-entropy agrees with central differences of its "
+    "gradient") {
   // H v ≈ (∇f(x + h v) - ∇f(x - h v)) / 2h, whose error is h² times a third derivative
   // (h = 1e-4: about 1e-8 here) plus rounding of the gradient over 2h (1e-16 / 1e-4 = 1e-12).
   Generator gen(3);
@@ -243,7 +250,7 @@ TEST_CASE("a hook sees a tensor's whole gradient once per backward and may repla
   const Tensor y = sum(h * h) + sum(h);  // two uses of h: the hook sees the sum of both
   y.backward(Tensor(), true);
   REQUIRE(seen.size() == 1);
-  CHECK(seen[0] == std::vector<double>{5.0, 9.0});        // 2h + 1
+  CHECK(seen[0] == std::vector<double>{5.0, 9.0});                   // 2h + 1
   CHECK(x.grad().to_vector() == std::vector<double>{100.0, 180.0});  // 10 (2h + 1) · 2
   handle.remove();
   x.zero_grad();
@@ -353,7 +360,7 @@ TEST_CASE("a custom Function is one recorded operation with the backward it wrot
 TEST_CASE("a custom Function's backward written with operations can be differentiated again") {
   Tensor x = tensor({2.0}).requires_grad_();
   const Tensor g = autograd::grad({autograd::Function<Cube>::apply(x)}, {x}, {}, std::nullopt, true)[0];  // 3x²
-  const Tensor second = autograd::grad({g}, {x})[0];                                                     // 6x
+  const Tensor second = autograd::grad({g}, {x})[0];                                                      // 6x
   CHECK(g.item() == 12.0);
   CHECK(second.item() == 12.0);
 }
@@ -369,7 +376,8 @@ TEST_CASE("a custom Function refuses a saved tensor changed in place, and a grad
                        AutogradError);
   Tensor z = tensor({1.0, 2.0}).requires_grad_();
   CHECK_THROWS_WITH_AS(sum(autograd::Function<WrongShape>::apply(z)).backward(),
-                       "wrong_shape: backward returned a gradient of shape [3] for argument 0 of shape [2]", AutogradError);
+                       "wrong_shape: backward returned a gradient of shape [3] for argument 0 of shape [2]",
+                       AutogradError);
 }
 
 // The library's own operations are not checked as a Function's are, each time they run; the
@@ -378,9 +386,8 @@ TEST_CASE("a custom Function refuses a saved tensor changed in place, and a grad
 TEST_CASE("a library operation whose backward gives a gradient of the wrong shape is an error naming it") {
   Tensor x = tensor({1.0, 2.0, 3.0, 4.0}).requires_grad_();
   for (const Shape& wrong : {Shape{2, 2}, Shape{3}, Shape{8}}) {
-    const Tensor y = detail::record("broken", x.detach(), {x}, [wrong](const Tensor&) -> std::vector<Tensor> {
-      return {ones(wrong)};
-    });
+    const Tensor y = detail::record("broken", x.detach(), {x},
+                                    [wrong](const Tensor&) -> std::vector<Tensor> { return {ones(wrong)}; });
     CHECK_THROWS_WITH_AS(sum(y).backward(),
                          ("backward: the gradient broken gave its input 0 has shape " + to_string(wrong) +
                           ", and the input has shape [4] (a bug in litgrad's broken; please report it)")

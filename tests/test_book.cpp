@@ -14,7 +14,9 @@
 using namespace litgrad;
 using book::Json;
 
-TEST_CASE("Json writes numbers exactly, keeps key order, escapes strings and writes non-finite numbers as Python reads them") {
+TEST_CASE(
+    "Json writes numbers exactly, keeps key order, escapes strings and writes non-finite numbers as Python reads "
+    "them") {
   CHECK(Json(0.1).dump() == "0.10000000000000001");
   CHECK(Json(3).dump() == "3");
   CHECK(Json(NAN).dump() == "NaN");
@@ -35,7 +37,8 @@ TEST_CASE("a table labels its rows and columns and aligns the numbers, leaving r
   CHECK_THROWS_AS(book::table(ones({2, 2}), {"a"}, {"x", "y"}), ShapeError);
 }
 
-TEST_CASE("a chapter's command line takes --emit DIR and doctest's options, and rejects anything else with a usage line") {
+TEST_CASE(
+    "a chapter's command line takes --emit DIR and doctest's options, and rejects anything else with a usage line") {
   const char* good[] = {"08_attention", "--emit", "out", "--test-case=x", "-ltc", "--dt-no-colors=true"};
   const auto o = book::detail::parse_arguments(6, good);
   CHECK(o.emit_dir == "out");
@@ -44,15 +47,19 @@ TEST_CASE("a chapter's command line takes --emit DIR and doctest's options, and 
   const char* filters[] = {"08_attention", "-tc=a*", "--dt-test-case=b, c", "--test-case-exclude=d"};
   CHECK(book::detail::parse_arguments(4, filters).test_case_filters == std::vector<std::string>{"a*", "b, c"});
   const char* bad[] = {"08_attention", "--emitt", "out"};
-  CHECK_THROWS_WITH_AS(book::detail::parse_arguments(3, bad), doctest::Contains("unknown option '--emitt'\nusage: 08_attention [--emit DIR]"), ValueError);
+  CHECK_THROWS_WITH_AS(book::detail::parse_arguments(3, bad),
+                       doctest::Contains("unknown option '--emitt'\nusage: 08_attention [--emit DIR]"), ValueError);
   const char* missing[] = {"08_attention", "--emit"};
-  CHECK_THROWS_WITH_AS(book::detail::parse_arguments(2, missing), doctest::Contains("--emit needs a directory"), ValueError);
+  CHECK_THROWS_WITH_AS(book::detail::parse_arguments(2, missing), doctest::Contains("--emit needs a directory"),
+                       ValueError);
   const char* stray[] = {"08_attention", "extra"};
-  CHECK_THROWS_WITH_AS(book::detail::parse_arguments(2, stray), doctest::Contains("unknown option 'extra'"), ValueError);
+  CHECK_THROWS_WITH_AS(book::detail::parse_arguments(2, stray), doctest::Contains("unknown option 'extra'"),
+                       ValueError);
 }
 
 TEST_CASE("figure names must be plain words, since they become file names") {
-  CHECK_THROWS_WITH_AS(book::figure("../x", Json()), "figure: name '../x' must be letters, digits, '_' and '-' only", ValueError);
+  CHECK_THROWS_WITH_AS(book::figure("../x", Json()), "figure: name '../x' must be letters, digits, '_' and '-' only",
+                       ValueError);
 }
 
 TEST_CASE("a measured number's bound says what it holds and shows it as the page does") {
@@ -131,7 +138,10 @@ TEST_CASE("train_once trains a model once and loads it, with its record, bit for
   CHECK_THROWS_WITH_AS(book::train_once("a/b", 1, third, train(third)),
                        "train_once: name 'a/b' must be letters, digits, '_' and '-' only", ValueError);
   Tiny fourth;
-  CHECK_THROWS_WITH_AS(book::train_once(name, 9, fourth, [] { return book::Record{{"two\nlines", {1.0}}}; }),
+  CHECK_THROWS_WITH_AS(book::train_once(name, 9, fourth,
+                                        [] {
+                                          return book::Record{{"two\nlines", {1.0}}};
+                                        }),
                        "train_once: a Record's series name must be one line, not empty and not starting with a "
                        "space; got 'two\nlines'",
                        ValueError);

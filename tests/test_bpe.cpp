@@ -25,8 +25,7 @@ namespace {
 using Merges = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
 std::string temporary(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("litgrad-test-" + std::to_string(::getpid()) + "-" + name))
+  return (std::filesystem::temp_directory_path() / ("litgrad-test-" + std::to_string(::getpid()) + "-" + name))
       .string();
 }
 
@@ -106,8 +105,8 @@ std::string all_bytes() {
 
 TEST_CASE("pretokenize cuts text into runs of letters, digits or punctuation, each with the space before it") {
   const auto pieces = pretokenize("the cat's 9 lives,  twice\n\nover ");
-  const std::vector<std::string_view> expected = {"the", " cat", "'",  "s",  " 9",   " lives", ",",
-                                                  " ",   " twice", "\n\n", "over", " "};
+  const std::vector<std::string_view> expected = {"the", " cat", "'",      "s",    " 9",   " lives",
+                                                  ",",   " ",    " twice", "\n\n", "over", " "};
   CHECK(pieces == expected);
   CHECK(pretokenize("").empty());
   CHECK(pretokenize("café") == std::vector<std::string_view>{"café"});  // UTF-8 bytes are letters
@@ -129,7 +128,8 @@ TEST_CASE("the pieces of any bytes, concatenated, are the bytes") {
   }
 }
 
-TEST_CASE("on aaabdaaabac the pair aa counts 2, not 4, ties go to the smaller ids, and the merges are as worked by hand") {
+TEST_CASE(
+    "on aaabdaaabac the pair aa counts 2, not 4, ties go to the smaller ids, and the merges are as worked by hand") {
   BPETokenizer t;
   std::vector<BPEStep> steps;
   t.train("aaabdaaabac", 260, &steps);
@@ -146,7 +146,9 @@ TEST_CASE("on aaabdaaabac the pair aa counts 2, not 4, ties go to the smaller id
   CHECK(t.token(258) == "aaab");
 }
 
-TEST_CASE("training with incremental counts makes the same merges, counts, lengths and rewritten pieces as recounting everything at every step, on 60 random texts") {
+TEST_CASE(
+    "training with incremental counts makes the same merges, counts, lengths and rewritten pieces as recounting "
+    "everything at every step, on 60 random texts") {
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 60; ++trial) {
     const std::string text = random_text(rng, 50 + rng() % 250);
@@ -170,7 +172,9 @@ TEST_CASE("training with incremental counts makes the same merges, counts, lengt
   }
 }
 
-TEST_CASE("each merge shortens the training text by its pair's count, rewrites at most that many pieces, and the counts never increase") {
+TEST_CASE(
+    "each merge shortens the training text by its pair's count, rewrites at most that many pieces, and the counts "
+    "never increase") {
   std::mt19937_64 rng(12);
   const std::string text = random_text(rng, 5000);
   BPETokenizer t;
@@ -209,8 +213,8 @@ TEST_CASE("decode takes a 1-D Int64 tensor as well as a vector") {
   BPETokenizer t;
   t.train("hello hello hello", 260);
   const auto ids = t.encode("hello");
-  const Tensor as_tensor = tensor(std::vector<double>(ids.begin(), ids.end()), {static_cast<std::int64_t>(ids.size())},
-                                  DType::Int64);
+  const Tensor as_tensor =
+      tensor(std::vector<double>(ids.begin(), ids.end()), {static_cast<std::int64_t>(ids.size())}, DType::Int64);
   CHECK(t.decode(as_tensor) == "hello");
 }
 
@@ -250,7 +254,8 @@ TEST_CASE("save and load keep every merge, and the loaded tokenizer encodes ever
   std::filesystem::remove(path);
 }
 
-TEST_CASE("loading a corrupt file throws ValueError naming the file and the fault, and leaves the tokenizer as it was") {
+TEST_CASE(
+    "loading a corrupt file throws ValueError naming the file and the fault, and leaves the tokenizer as it was") {
   std::mt19937_64 rng(16);
   BPETokenizer good;
   good.train(random_text(rng, 2000), 300);
@@ -321,7 +326,9 @@ TEST_CASE("train_once keeps a tokenizer as it keeps a module: trained by the fir
     if (f.path().filename().string().find("-" + name + "-seed") != std::string::npos) fs::remove(f.path());
 }
 
-TEST_CASE("encode's memory of pieces never outlives the merges: retraining, loading or copying gives the ids the merges give") {
+TEST_CASE(
+    "encode's memory of pieces never outlives the merges: retraining, loading or copying gives the ids the merges "
+    "give") {
   BPETokenizer t;
   t.train("the cat sat on the mat", 262);
   const std::string probe = "the mat sat on the cat";

@@ -110,7 +110,9 @@ TEST_CASE("a tied weight's state_dict holds it under both names, and loading it 
 // ---------------------------------------------------------------------------------------------
 // Parameter groups and frozen parameters
 
-TEST_CASE("parameter groups take their own hyper-parameters and the optimiser's defaults for the rest, readable and settable by name") {
+TEST_CASE(
+    "parameter groups take their own hyper-parameters and the optimiser's defaults for the rest, readable and settable "
+    "by name") {
   Tensor w = ones({2, 2}).requires_grad_(), b = ones({2}).requires_grad_();
   optim::AdamW opt({{{w}}, {{b}, {{"weight_decay", 0.0}, {"lr", 0.5}}}}, {0.1});
   REQUIRE(opt.param_groups().size() == 2);
@@ -149,7 +151,9 @@ TEST_CASE("each group steps with its own rate and decay: one AdamW with two grou
   CHECK(test::identical(b, b2));
 }
 
-TEST_CASE("frozen parameters are accepted and left alone: requires_grad false, or no gradient, even with Adam's weight decay") {
+TEST_CASE(
+    "frozen parameters are accepted and left alone: requires_grad false, or no gradient, even with Adam's weight "
+    "decay") {
   Tensor live = ones({2}).requires_grad_(), frozen = ones({2}), unused = ones({2}).requires_grad_();
   Tensor was_live = ones({2}).requires_grad_();
   optim::AdamW opt({live, frozen, unused, was_live}, {0.1});
@@ -161,9 +165,9 @@ TEST_CASE("frozen parameters are accepted and left alone: requires_grad false, o
   CHECK(unused.to_vector() == std::vector<double>{1.0, 1.0});
   CHECK(was_live.to_vector() == std::vector<double>{1.0, 1.0});
   CHECK(opt.state_dict().keys() == std::vector<std::string>{"state.0.step", "state.0.exp_avg", "state.0.exp_avg_sq",
-                                                              "param_groups.0.lr", "param_groups.0.beta1",
-                                                              "param_groups.0.beta2", "param_groups.0.eps",
-                                                              "param_groups.0.weight_decay", "param_groups.0.params"});
+                                                            "param_groups.0.lr", "param_groups.0.beta1",
+                                                            "param_groups.0.beta2", "param_groups.0.eps",
+                                                            "param_groups.0.weight_decay", "param_groups.0.params"});
 }
 
 TEST_CASE("a schedule sets every group's rate from the group's own base rate") {
@@ -219,7 +223,8 @@ void check_against_torch(const test::ReferenceCase& c, optim::Optimizer& opt, Te
     CHECK(test::relative_error(a.detach(), c.get("output", "a" + std::to_string(step))) <= 1e-13);
     CHECK(test::relative_error(b.detach(), c.get("output", "b" + std::to_string(step))) <= 1e-13);
   }
-  for (const auto& [role, dict] : {std::pair{"state", opt.state_dict()}, std::pair{"schedule", schedule.state_dict()}}) {
+  for (const auto& [role, dict] :
+       {std::pair{"state", opt.state_dict()}, std::pair{"schedule", schedule.state_dict()}}) {
     const auto expected = torch_state(c, role);
     std::set<std::string> ours, theirs;
     for (const auto& key : dict.keys()) ours.insert(key);
@@ -241,7 +246,9 @@ void check_against_torch(const test::ReferenceCase& c, optim::Optimizer& opt, Te
 // gradient's sum of terms, a few units of 2^-53 per step; four steps stay below 1e-14 and
 // 1e-13 is allowed. Hyper-parameters and step counts are the same numbers and compare within
 // the same bound.
-TEST_CASE("AdamW and SGD with two parameter groups and a LambdaLR follow torch's trajectories, and their state_dicts have torch's keys and values") {
+TEST_CASE(
+    "AdamW and SGD with two parameter groups and a LambdaLR follow torch's trajectories, and their state_dicts have "
+    "torch's keys and values") {
   const auto cases = test::read_reference_file("checkpoint_python.txt");
   for (const auto& c : cases) {
     CAPTURE(c.name);
@@ -376,7 +383,8 @@ void try_every_damage(const std::string& text, nn::Module& module, const std::ve
 }
 }  // namespace
 
-TEST_CASE("every truncation and every single-byte change of a saved file throws ValueError and leaves the module unchanged") {
+TEST_CASE(
+    "every truncation and every single-byte change of a saved file throws ValueError and leaves the module unchanged") {
   Generator gen(6);
   Pair a(gen), b(gen);
   std::ostringstream out;
@@ -394,7 +402,9 @@ TEST_CASE("every truncation and every single-byte change of a saved file throws 
   CHECK(values_of(b.state_dict()) == values_of(a.state_dict()));
 }
 
-TEST_CASE("a version 1 file without a checksum is read strictly: a damaged copy throws, or loads the saved values or the one number it now spells") {
+TEST_CASE(
+    "a version 1 file without a checksum is read strictly: a damaged copy throws, or loads the saved values or the one "
+    "number it now spells") {
   Generator gen(6);
   Pair a(gen), b(gen);
   std::ostringstream out;
@@ -412,20 +422,24 @@ TEST_CASE("a version 1 file without a checksum is read strictly: a damaged copy 
   CHECK(values_of(b.state_dict()) == values_of(a.state_dict()));
 }
 
-TEST_CASE("a size too large for the file, trailing characters and an extra value are refused with ValueError, not bad_alloc") {
+TEST_CASE(
+    "a size too large for the file, trailing characters and an extra value are refused with ValueError, not "
+    "bad_alloc") {
   auto attempt = [](const std::string& text, const std::string& expected) {
     std::istringstream in(text);
     CHECK_THROWS_WITH_AS(load(in, "f"), doctest::Contains(expected.c_str()), ValueError);
   };
   attempt("litgrad state_dict 1\nparameters 1\nw Float64 2 99999999999 99999999999\n0x0p+0\nend\n",
           "is larger than this file of");
-  attempt("litgrad state_dict 1\nparameters 1\nw Float64 3 60 60 60\n0x0p+0\nend\n", "holds more values than the file could");
+  attempt("litgrad state_dict 1\nparameters 1\nw Float64 3 60 60 60\n0x0p+0\nend\n",
+          "holds more values than the file could");
   attempt("litgrad state_dict 1\nparameters 99999999999999\nw Float64 1 1\n0x0p+0\nend\n", "is larger than this file");
   attempt("litgrad state_dict 1\nparameters 1\nw Float64 1 2\n0x1p+0 0x1p+1 0x1p+2\nend\n",
           "should have 2 values, the line has 3");
   attempt("litgrad state_dict 1\nparameters 1\nw Float64 1 2\n0x1p+0 0x1p+1xyz\nend\n", "'0x1p+1xyz', is not a number");
   attempt("litgrad state_dict 1\nparameters 1\nw Float64 1 2 7\n0x1p+0 0x1p+1\nend\n", "has 1 dimensions but 2 sizes");
-  attempt("litgrad state_dict 1\nparameters 1\nw Float64 1 2\n0x1p+0 0x1p+1\nend\nmore\n", "something follows the line 'end'");
+  attempt("litgrad state_dict 1\nparameters 1\nw Float64 1 2\n0x1p+0 0x1p+1\nend\nmore\n",
+          "something follows the line 'end'");
   attempt("litgrad state_dict 1\nparameters 1\nw Int64 1 1\n0x1.8p+0\nend\n", "not a whole number");
 }
 
@@ -437,7 +451,8 @@ namespace {
 struct Net : nn::Module {
   nn::Linear hidden, out;
   Generator* gen;
-  explicit Net(Generator& init, Generator& noise) : Module("Net"), hidden(4, 8, true, init), out(8, 2, true, init), gen(&noise) {
+  explicit Net(Generator& init, Generator& noise)
+      : Module("Net"), hidden(4, 8, true, init), out(8, 2, true, init), gen(&noise) {
     register_module("hidden", hidden);
     register_module("out", out);
   }
@@ -453,7 +468,8 @@ struct Run {
   std::unique_ptr<optim::lr_scheduler::LambdaLR> schedule;
   Run(std::uint64_t init_seed, const std::function<std::unique_ptr<optim::Optimizer>(Net&)>& make)
       : init(init_seed), noise(77), net(init, noise), opt(make(net)) {
-    schedule = std::make_unique<optim::lr_scheduler::LambdaLR>(*opt, optim::lr_scheduler::cosine_with_warmup(3, 20, 0.1));
+    schedule =
+        std::make_unique<optim::lr_scheduler::LambdaLR>(*opt, optim::lr_scheduler::cosine_with_warmup(3, 20, 0.1));
   }
   void train(int steps) {
     for (int s = 0; s < steps; ++s) {
@@ -489,12 +505,16 @@ std::vector<optim::ParamGroup> decay_and_not(Net& net) {
 }
 }  // namespace
 
-TEST_CASE("2N steps equal N steps, a checkpoint saved to a file and loaded into fresh objects, and N more: parameters, optimiser state and the generator's next draws, bit for bit") {
+TEST_CASE(
+    "2N steps equal N steps, a checkpoint saved to a file and loaded into fresh objects, and N more: parameters, "
+    "optimiser state and the generator's next draws, bit for bit") {
   const std::map<std::string, std::function<std::unique_ptr<optim::Optimizer>(Net&)>> optimisers = {
       {"AdamW with a group without decay",
        [](Net& n) { return std::make_unique<optim::AdamW>(decay_and_not(n), optim::AdamWOptions{0.05}); }},
       {"SGD with Nesterov momentum",
-       [](Net& n) { return std::make_unique<optim::SGD>(decay_and_not(n), optim::SGDOptions{0.1, 0.9, 0, 1e-3, true}); }},
+       [](Net& n) {
+         return std::make_unique<optim::SGD>(decay_and_not(n), optim::SGDOptions{0.1, 0.9, 0, 1e-3, true});
+       }},
   };
   const int N = 5;  // odd, so that the generator holds a spare normal at the checkpoint
   const std::string path = (std::filesystem::temp_directory_path() / "litgrad-test-resume.ckpt").string();

@@ -20,8 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kLicence = "  1 This software and database is being provided to you, the LICENSEE, by  \n"
-                       "  2 Princeton University under the following license.  \n";
+const char* kLicence =
+    "  1 This software and database is being provided to you, the LICENSEE, by  \n"
+    "  2 Princeton University under the following license.  \n";
 
 // A folder holding data.noun, data.verb, data.adj and data.adv with the given synset lines.
 struct FakeWordNet {
@@ -104,13 +105,13 @@ TEST_CASE("read_wordnet names the install command when WordNet is missing, and t
                        std::runtime_error);
   {
     const FakeWordNet wn("00001740 03 n 01 entity 0 003 no bar here\n");
-    CHECK_THROWS_WITH_AS(book::read_wordnet(wn.dir.string()), doctest::Contains("data.noun:3: no ' | ' before the gloss"),
-                         std::runtime_error);
+    CHECK_THROWS_WITH_AS(book::read_wordnet(wn.dir.string()),
+                         doctest::Contains("data.noun:3: no ' | ' before the gloss"), std::runtime_error);
   }
   {
     const FakeWordNet wn("00001740 03 n 03 entity 0 000 | too few words  \n");
-    CHECK_THROWS_WITH_AS(book::read_wordnet(wn.dir.string()), doctest::Contains("data.noun:3: fewer words than its count 03"),
-                         std::runtime_error);
+    CHECK_THROWS_WITH_AS(book::read_wordnet(wn.dir.string()),
+                         doctest::Contains("data.noun:3: fewer words than its count 03"), std::runtime_error);
   }
   CHECK_THROWS_WITH_AS(book::read_wordnet("/no/such/wordnet", 1.5),
                        "read_wordnet: held_out_share must be in [0, 1], got 1.5", ValueError);

@@ -57,14 +57,13 @@ Inputs positives(const std::vector<Shape>& shapes, std::uint64_t seed = 2) {
 // One table entry and its own TEST_CASE, named "gradcheck: <what>".
 #define GRADCHECK_CAT(a, b) a##b
 #define GRADCHECK_NAME(line) GRADCHECK_CAT(gradcheck_registered_, line)
-#define GRADCHECK(name, inputs, ...)                                                       \
-  static const bool GRADCHECK_NAME(__LINE__) =                                             \
-      register_check(name, OpCheck{__VA_ARGS__, [] { return inputs; }});                  \
-  TEST_CASE("gradcheck: " name) {                                                          \
-    const OpCheck& c = table().at(name);                                                   \
-    const auto result = gradcheck(c.fn, c.make_inputs());                                  \
-    INFO(result.message);                                                                  \
-    CHECK(result.ok);                                                                      \
+#define GRADCHECK(name, inputs, ...)                                                                              \
+  static const bool GRADCHECK_NAME(__LINE__) = register_check(name, OpCheck{__VA_ARGS__, [] { return inputs; }}); \
+  TEST_CASE("gradcheck: " name) {                                                                                 \
+    const OpCheck& c = table().at(name);                                                                          \
+    const auto result = gradcheck(c.fn, c.make_inputs());                                                         \
+    INFO(result.message);                                                                                         \
+    CHECK(result.ok);                                                                                             \
   }
 
 using I = const Inputs&;
@@ -94,13 +93,15 @@ GRADCHECK("cos", normals({{2, 3}}), [](I x) { return cos(x[0]); })
 // Selecting.
 GRADCHECK("where broadcasting the condition", normals({{2, 3}, {3}}),
           [](I x) { return where(gt(x[0], scalar_tensor(0.0)), x[0] * 2.0, x[1]); })
-GRADCHECK("masked_fill with a broadcast mask", normals({{2, 3}}),
-          [](I x) { return masked_fill(x[0], tensor({1, 0, 1}, {3}, DType::Bool), -5.0); })
+GRADCHECK("masked_fill with a broadcast mask", normals({{2, 3}}), [](I x) {
+  return masked_fill(x[0], tensor({1, 0, 1}, {3}, DType::Bool), -5.0);
+})
 
 // Matrix products: plain, batched with broadcasting, vectors, and one operand used twice.
 GRADCHECK("matmul 3x4 @ 4x2", normals({{3, 4}, {4, 2}}), [](I x) { return matmul(x[0], x[1]); })
 GRADCHECK("matmul batched 2x1x3x4 @ 3x4x2", normals({{2, 1, 3, 4}, {3, 4, 2}}), [](I x) { return matmul(x[0], x[1]); })
-GRADCHECK("matmul vector @ matrix @ vector", normals({{3}, {3, 4}, {4}}), [](I x) { return matmul(matmul(x[0], x[1]), x[2]); })
+GRADCHECK("matmul vector @ matrix @ vector", normals({{3}, {3, 4}, {4}}),
+          [](I x) { return matmul(matmul(x[0], x[1]), x[2]); })
 GRADCHECK("matmul x @ xT", normals({{3, 4}}), [](I x) { return matmul(x[0], transpose(x[0], 0, 1)); })
 // A Linear layer, x Wᵀ + b as one operation ("linear"), batched and with the input as a row.
 GRADCHECK("linear batched 2x3x4 with a 5x4 weight and bias", normals({{2, 3, 4}, {5, 4}, {5}}),
@@ -116,14 +117,17 @@ GRADCHECK("unsqueeze and squeeze", normals({{3}}), [](I x) { return squeeze(unsq
 // Picking and joining.
 GRADCHECK("select a row", normals({{3, 4}}), [](I x) { return select(x[0], 0, -1) * arange(4); })
 GRADCHECK("slice with a step", normals({{3, 7}}), [](I x) { return slice(x[0], 1, 1, -1, 2); })
-GRADCHECK("gather along dim 1 with repeats", normals({{3, 4}}),
-          [](I x) { return gather(x[0], 1, tensor({0, 3, 3, 1, 2, 2}, {3, 2}, DType::Int64)); })
+GRADCHECK("gather along dim 1 with repeats", normals({{3, 4}}), [](I x) {
+  return gather(x[0], 1, tensor({0, 3, 3, 1, 2, 2}, {3, 2}, DType::Int64));
+})
 GRADCHECK("cat along dim 1", normals({{2, 3}, {2, 1}}), [](I x) { return cat({x[0], x[1], x[0]}, 1); })
 GRADCHECK("stack along a new last dim", normals({{2, 3}, {2, 3}}), [](I x) { return stack({x[0], x[1]}, -1); })
 
 // Reductions.
 GRADCHECK("sum over everything", normals({{2, 3}}), [](I x) { return sum(x[0] * x[0]); })
-GRADCHECK("sum over dims 0 and 2 keepdim", normals({{2, 3, 4}}), [](I x) { return sum(x[0], {0, 2}, true) * reshape(arange(3), {1, 3, 1}); })
+GRADCHECK("sum over dims 0 and 2 keepdim", normals({{2, 3, 4}}), [](I x) {
+  return sum(x[0], {0, 2}, true) * reshape(arange(3), {1, 3, 1});
+})
 GRADCHECK("mean over dim 1", normals({{2, 3, 4}}), [](I x) { return mean(x[0], {1}); })
 GRADCHECK("max over dim 1", normals({{3, 5}}), [](I x) { return max(x[0], 1).values; })
 GRADCHECK("max over everything", normals({{3, 5}}), [](I x) { return max(x[0]); })
@@ -133,8 +137,9 @@ GRADCHECK("softmax along the last dim", normals({{3, 5}}), [](I x) { return soft
 GRADCHECK("softmax along dim 0", normals({{3, 5}}), [](I x) { return softmax(x[0], 0) * arange(5); })
 GRADCHECK("log_softmax along dim 1", normals({{2, 4, 3}}), [](I x) { return log_softmax(x[0], 1) * arange(3); })
 GRADCHECK("mse_loss", normals({{4, 2}, {4, 2}}), [](I x) { return mse_loss(x[0], x[1]); })
-GRADCHECK("cross_entropy", normals({{4, 3}}),
-          [](I x) { return cross_entropy(x[0], tensor({0, 2, 1, 2}, {4}, DType::Int64)); })
+GRADCHECK("cross_entropy", normals({{4, 3}}), [](I x) {
+  return cross_entropy(x[0], tensor({0, 2, 1, 2}, {4}, DType::Int64));
+})
 
 // A composite: one attention step written out, with the query reused as a key.
 GRADCHECK("attention by hand, softmax(q kT / 2) v", normals({{3, 4}, {3, 4}}),
@@ -144,18 +149,16 @@ GRADCHECK("attention by hand, softmax(q kT / 2) v", normals({{3, 4}, {3, 4}}),
 // batched and causal, with a mask broadcast over rows, and with the query reused as the key.
 GRADCHECK("scaled_dot_product_attention batched and causal", normals({{2, 3, 4}, {2, 5, 4}, {2, 5, 2}}),
           [](I x) { return scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, true).output; })
-GRADCHECK("scaled_dot_product_attention with a [2,1,5] mask", normals({{2, 3, 4}, {2, 5, 4}, {2, 5, 2}}),
-          [](I x) {
-            const Tensor mask = tensor({0, -1, 0.5, 0, -INFINITY, 0.25, 0, 0, -2, 0}, {2, 1, 5});
-            return scaled_dot_product_attention(x[0], x[1], x[2], mask).output;
-          })
-GRADCHECK("scaled_dot_product_attention, query as key, weights used", normals({{2, 3, 4}, {2, 3, 2}}),
-          [](I x) {
-            const AttentionOutput a = scaled_dot_product_attention(x[0], x[0], x[1]);
-            return sum(a.output) + sum(a.weights * arange(3));
-          })
+GRADCHECK("scaled_dot_product_attention with a [2,1,5] mask", normals({{2, 3, 4}, {2, 5, 4}, {2, 5, 2}}), [](I x) {
+  const Tensor mask = tensor({0, -1, 0.5, 0, -INFINITY, 0.25, 0, 0, -2, 0}, {2, 1, 5});
+  return scaled_dot_product_attention(x[0], x[1], x[2], mask).output;
+})
+GRADCHECK("scaled_dot_product_attention, query as key, weights used", normals({{2, 3, 4}, {2, 3, 2}}), [](I x) {
+  const AttentionOutput a = scaled_dot_product_attention(x[0], x[0], x[1]);
+  return sum(a.output) + sum(a.weights * arange(3));
+})
 
-// The second floor's operations: elementwise, reductions, picking, rearranging, losses, layers.
+// More operations: elementwise, reductions, picking, rearranging, losses, layers.
 GRADCHECK("sqrt", positives({{2, 3}}), [](I x) { return sqrt(x[0]); })
 GRADCHECK("clamp to [-0.5, 0.5] away from the bounds", normals({{3, 4}}), [](I x) { return clamp(x[0], -0.5, 0.5); })
 GRADCHECK("clamp below only", normals({{3, 4}}), [](I x) { return clamp(x[0], 0.1); })
@@ -171,24 +174,38 @@ GRADCHECK("min over dim 0", normals({{3, 4}}), [](I x) { return min(x[0], 0).val
 GRADCHECK("var over dim 1, unbiased", normals({{3, 4}}), [](I x) { return var(x[0], {1}); })
 GRADCHECK("std over everything, biased", normals({{3, 4}}), [](I x) { return litgrad::std(x[0], {}, 0); })
 GRADCHECK("topk 2 of each row", normals({{3, 5}}), [](I x) { return topk(x[0], 2, 1).values * arange(2); })
-GRADCHECK("index_select with repeats", normals({{4, 3}}),
-          [](I x) { return index_select(x[0], 0, tensor({3, 0, 3, 1}, {4}, DType::Int64)) * arange(3); })
-GRADCHECK("index_select along dim 1", normals({{2, 4, 3}}),
-          [](I x) { return index_select(x[0], 1, tensor({2, 2, 0}, {3}, DType::Int64)); })
-GRADCHECK("expand a column and a new leading dim", normals({{3, 1}}), [](I x) { return expand(x[0], {2, 3, 4}) * arange(4); })
-GRADCHECK("repeat rows and a new leading dim", normals({{2, 3}}), [](I x) { return repeat(x[0], {2, 2, 1}) * arange(3); })
+GRADCHECK("index_select with repeats", normals({{4, 3}}), [](I x) {
+  return index_select(x[0], 0, tensor({3, 0, 3, 1}, {4}, DType::Int64)) * arange(3);
+})
+GRADCHECK("index_select along dim 1", normals({{2, 4, 3}}), [](I x) {
+  return index_select(x[0], 1, tensor({2, 2, 0}, {3}, DType::Int64));
+})
+GRADCHECK("expand a column and a new leading dim", normals({{3, 1}}), [](I x) {
+  return expand(x[0], {2, 3, 4}) * arange(4);
+})
+GRADCHECK("repeat rows and a new leading dim", normals({{2, 3}}), [](I x) {
+  return repeat(x[0], {2, 2, 1}) * arange(3);
+})
 GRADCHECK("flatten dims 1 to 2", normals({{2, 3, 4}}), [](I x) { return flatten(x[0], 1) * arange(12); })
 GRADCHECK("tril and triu", normals({{3, 4}, {3, 4}}), [](I x) { return tril(x[0], 1) + triu(x[1], -1); })
-GRADCHECK("split into unequal pieces", normals({{5, 2}}),
-          [](I x) { const auto p = split(x[0], std::vector<std::int64_t>{2, 3}); return sum(p[0]) * 2.0 + sum(p[1] * p[1]); })
-GRADCHECK("chunk into three", normals({{7}}), [](I x) { const auto p = chunk(x[0], 3); return p[0] * 1.0 + p[1] * 2.0; })
+GRADCHECK("split into unequal pieces", normals({{5, 2}}), [](I x) {
+  const auto p = split(x[0], std::vector<std::int64_t>{2, 3});
+  return sum(p[0]) * 2.0 + sum(p[1] * p[1]);
+})
+GRADCHECK("chunk into three", normals({{7}}), [](I x) {
+  const auto p = chunk(x[0], 3);
+  return p[0] * 1.0 + p[1] * 2.0;
+})
 // (With a padding_idx the padding row gets no gradient on purpose, which finite differences
 // would see; test_nn.cpp checks that row's gradient is exactly 0.)
-GRADCHECK("embedding with repeats", normals({{5, 3}}),
-          [](I x) { return nn::embedding(tensor({4, 1, 4, 0, 2}, {5}, DType::Int64), x[0]) * arange(3); })
+GRADCHECK("embedding with repeats", normals({{5, 3}}), [](I x) {
+  return nn::embedding(tensor({4, 1, 4, 0, 2}, {5}, DType::Int64), x[0]) * arange(3);
+})
 GRADCHECK("layer_norm over the last dim with weight and bias", normals({{4, 5}, {5}, {5}}),
           [](I x) { return nn::layer_norm(x[0], {5}, x[1], x[2]) * arange(5); })
-GRADCHECK("layer_norm over the last two dims", normals({{2, 3, 4}}), [](I x) { return nn::layer_norm(x[0], {3, 4}) * arange(4); })
+GRADCHECK("layer_norm over the last two dims", normals({{2, 3, 4}}), [](I x) {
+  return nn::layer_norm(x[0], {3, 4}) * arange(4);
+})
 GRADCHECK("cross_entropy with ignore_index and label smoothing", normals({{4, 3}}), [](I x) {
   CrossEntropyOptions o;
   o.ignore_index = 1, o.label_smoothing = 0.2;
@@ -196,8 +213,9 @@ GRADCHECK("cross_entropy with ignore_index and label smoothing", normals({{4, 3}
 })
 GRADCHECK("cross_entropy with class probabilities", normals({{3, 4}, {3, 4}}),
           [](I x) { return cross_entropy(x[0], softmax(x[1], 1)); })
-GRADCHECK("nll_loss of log_softmax", normals({{4, 3}}),
-          [](I x) { return nll_loss(log_softmax(x[0], 1), tensor({2, 0, 1, 1}, {4}, DType::Int64)); })
+GRADCHECK("nll_loss of log_softmax", normals({{4, 3}}), [](I x) {
+  return nll_loss(log_softmax(x[0], 1), tensor({2, 0, 1, 1}, {4}, DType::Int64));
+})
 GRADCHECK("binary_cross_entropy_with_logits, input and target", normals({{3, 4}, {3, 4}}),
           [](I x) { return binary_cross_entropy_with_logits(x[0] * 3.0, sigmoid(x[1])); })
 
@@ -225,14 +243,14 @@ std::function<Tensor(const Inputs&)> second_order(std::function<Tensor(const Inp
 }
 }  // namespace
 
-#define GRADGRADCHECK(name, inputs, ...)                                                   \
-  static const bool GRADCHECK_NAME(__LINE__) =                                             \
+#define GRADGRADCHECK(name, inputs, ...)                                                                     \
+  static const bool GRADCHECK_NAME(__LINE__) =                                                               \
       register_check("second derivative: " name, OpCheck{second_order(__VA_ARGS__), [] { return inputs; }}); \
-  TEST_CASE("gradcheck of the gradient: " name) {                                          \
-    const OpCheck& c = table().at("second derivative: " name);                            \
-    const auto result = gradcheck(c.fn, c.make_inputs());                                  \
-    INFO(result.message);                                                                  \
-    CHECK(result.ok);                                                                      \
+  TEST_CASE("gradcheck of the gradient: " name) {                                                            \
+    const OpCheck& c = table().at("second derivative: " name);                                               \
+    const auto result = gradcheck(c.fn, c.make_inputs());                                                    \
+    INFO(result.message);                                                                                    \
+    CHECK(result.ok);                                                                                        \
   }
 
 GRADGRADCHECK("add and sub broadcasting", normals({{2, 3}, {3}}), [](I x) { return x[0] + x[1] - x[1] * 2.0; })
@@ -244,9 +262,11 @@ GRADGRADCHECK("sin and cos", normals({{5}}), [](I x) { return sin(x[0]) * cos(x[
 GRADGRADCHECK("abs, relu and clamp away from their kinks", normals({{3, 4}}),
               [](I x) { return abs(x[0]) * relu(x[0]) + clamp(x[0], -0.5, 0.5); })
 GRADGRADCHECK("where and masked_fill", normals({{2, 3}, {3}}), [](I x) {
-  return where(gt(x[0], scalar_tensor(0.0)), x[0] * x[1], x[1]) + masked_fill(x[0], tensor({1, 0, 1}, {3}, DType::Bool), 2.0);
+  return where(gt(x[0], scalar_tensor(0.0)), x[0] * x[1], x[1]) +
+         masked_fill(x[0], tensor({1, 0, 1}, {3}, DType::Bool), 2.0);
 })
-GRADGRADCHECK("matmul batched and broadcast", normals({{2, 1, 3, 4}, {3, 4, 2}}), [](I x) { return matmul(x[0], x[1]); })
+GRADGRADCHECK("matmul batched and broadcast", normals({{2, 1, 3, 4}, {3, 4, 2}}),
+              [](I x) { return matmul(x[0], x[1]); })
 GRADGRADCHECK("linear with bias", normals({{2, 3, 4}, {5, 4}, {5}}), [](I x) { return nn::linear(x[0], x[1], x[2]); })
 GRADGRADCHECK("sum, mean, reshape, permute, expand", normals({{2, 3, 4}}), [](I x) {
   return expand(sum(permute(reshape(x[0], {4, 6}), {1, 0}), {0}, true), {3, 4}) + mean(x[0], {0, 1});
@@ -260,11 +280,11 @@ GRADGRADCHECK("gather and index_select with repeats", normals({{3, 4}}), [](I x)
               index_select(x[0], 0, tensor({2, 0, 2}, {3}, DType::Int64)).sum({1})},
              0);
 })
-GRADGRADCHECK("embedding with repeats and a padding row", normals({{5, 3}}),
-              [](I x) { return nn::embedding(tensor({4, 1, 4, 0, 2}, {5}, DType::Int64), x[0], 1); })
-GRADGRADCHECK("softmax, log_softmax, logsumexp", normals({{3, 4}}), [](I x) {
-  return softmax(x[0], 1) * 2.0 + log_softmax(x[0], 0) + logsumexp(x[0], 1, true);
+GRADGRADCHECK("embedding with repeats and a padding row", normals({{5, 3}}), [](I x) {
+  return nn::embedding(tensor({4, 1, 4, 0, 2}, {5}, DType::Int64), x[0], 1);
 })
+GRADGRADCHECK("softmax, log_softmax, logsumexp", normals({{3, 4}}),
+              [](I x) { return softmax(x[0], 1) * 2.0 + log_softmax(x[0], 0) + logsumexp(x[0], 1, true); })
 GRADGRADCHECK("cross_entropy and mse_loss", normals({{4, 3}, {4, 3}}), [](I x) {
   return cross_entropy(x[0], tensor({0, 2, 1, 2}, {4}, DType::Int64)) + mse_loss(x[0], x[1]);
 })

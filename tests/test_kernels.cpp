@@ -71,7 +71,8 @@ TEST_CASE("the fast matrix products give the plain products' bits, for every pat
   // zero sizes. Zero terms in the shapes attention makes let the fast room leave terms out; the
   // columns a causal query needs let it leave columns out.
   Generator gen(20261201);
-  const std::vector<std::int64_t> sizes = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 48, 63, 64, 100, 130};
+  const std::vector<std::int64_t> sizes = {0,  1,  2,  3,  4,  5,  7,  8,  9,  15,  16, 17,
+                                           23, 24, 25, 31, 32, 33, 48, 63, 64, 100, 130};
   const std::vector<std::int64_t> sums = {16, 511, 512, 513, 1024, 1200};  // around kDepthBlock
   int compared = 0, gemm = 0, blocked = 0, partial = 0, narrow = 0;
   for (int trial = 0; trial < 900; ++trial) {
@@ -140,8 +141,8 @@ TEST_CASE("the fast matrix products give the plain products' bits, for every pat
 // Row i of op(A) op(B) (A n x k, not transposed) computed alone and among all n rows: the
 // first element where the two differ, or -1.
 template <class RoomProduct>
-std::int64_t row_alone_against_among(const Numbers& a, const Numbers& b, std::int64_t n, std::int64_t k,
-                                     std::int64_t m, bool tb, std::int64_t i) {
+std::int64_t row_alone_against_among(const Numbers& a, const Numbers& b, std::int64_t n, std::int64_t k, std::int64_t m,
+                                     bool tb, std::int64_t i) {
   const std::int64_t br = tb ? m : k, bc = tb ? k : m;
   Numbers all(static_cast<std::size_t>(n * m)), one(static_cast<std::size_t>(m));
   RoomProduct(n, k, m, true).add(all.data(), a.data(), n, k, false, b.data(), br, bc, tb);

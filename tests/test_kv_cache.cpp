@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "litgrad/litgrad.hpp"
 #include "helpers.hpp"
+#include "litgrad/litgrad.hpp"
 
 using namespace litgrad;
 
@@ -52,15 +52,16 @@ TEST_CASE("decoding with a KV cache gives every token exactly the bits of recomp
       Generator gen(seed);
       nn::TransformerEncoderLayerOptions o;
       o.dim_feedforward = 48, o.dropout = 0.0, o.norm_first = norm_first, o.batch_first = true;
-      nn::TransformerEncoder encoder(nn::TransformerEncoderLayer(24, 3, o, gen), 2, std::make_unique<nn::LayerNorm>(24));
+      nn::TransformerEncoder encoder(nn::TransformerEncoderLayer(24, 3, o, gen), 2,
+                                     std::make_unique<nn::LayerNorm>(24));
       encoder.eval();
       NoGradGuard no_grad;
       const std::int64_t T = 21;  // past eight keys and past a SIMD width, where sums change shape
       const Tensor x = randn({2, T, 24}, gen);
       const Tensor expected = recomputed(encoder, x);
       CHECK(test::identical(cached(encoder, x, std::vector<std::int64_t>(T, 1)), expected));  // a token at a time
-      CHECK(test::identical(cached(encoder, x, {5, 1, 1, 7, 3, 4}), expected));              // prompts, then pieces
-      CHECK(test::identical(cached(encoder, x, {T}), expected));                             // all at once
+      CHECK(test::identical(cached(encoder, x, {5, 1, 1, 7, 3, 4}), expected));               // prompts, then pieces
+      CHECK(test::identical(cached(encoder, x, {T}), expected));                              // all at once
     }
 }
 
@@ -81,7 +82,8 @@ TEST_CASE("MultiheadAttention.forward_cached equals forward with the causal mask
     CHECK(test::identical(outs.back(), slice(whole, 0, T - 1, T)));
     for (std::int64_t t = 0; t < T; ++t) {
       const Tensor prefix = slice(x, 0, 0, t + 1);
-      const Tensor run = mha(prefix, prefix, prefix, {}, false, generate_square_subsequent_mask(t + 1), true, true).output;
+      const Tensor run =
+          mha(prefix, prefix, prefix, {}, false, generate_square_subsequent_mask(t + 1), true, true).output;
       CHECK(test::identical(outs[static_cast<std::size_t>(t)], slice(run, 0, t, t + 1)));
     }
   }

@@ -14,7 +14,9 @@
 
 using namespace litgrad;
 
-TEST_CASE("MultiheadAttention agrees with Python torch to 1e-10 on Bool and 3-D masks, batch_first, unbatched input, kdim != vdim and fully masked rows") {
+TEST_CASE(
+    "MultiheadAttention agrees with Python torch to 1e-10 on Bool and 3-D masks, batch_first, unbatched input, kdim != "
+    "vdim and fully masked rows") {
   const auto cases = test::read_reference_file("mha_python.txt");
   REQUIRE(cases.size() == 12);
   for (const auto& c : cases) {

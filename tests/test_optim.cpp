@@ -1,4 +1,5 @@
-// Optimisers: torch's update formulas, checked against numbers worked out by hand.
+// Optimisers and learning-rate schedules: torch's update formulas, checked against numbers
+// worked out by hand.
 
 #include <doctest/doctest.h>
 
@@ -48,7 +49,8 @@ TEST_CASE("three Adam steps with weight decay match the formula worked in plain 
   }
 }
 
-TEST_CASE("Adam counts each parameter's steps: one with no gradient at the first step takes a first step at the second") {
+TEST_CASE(
+    "Adam counts each parameter's steps: one with no gradient at the first step takes a first step at the second") {
   // b misses the first step (no gradient), so its first update comes at the optimiser's second
   // step and must be corrected as a first step, t = 1, exactly as b_alone's, which a fresh Adam
   // takes at its first. Corrected with a's count, t = 2, it would move 0.074 instead of 0.1:
@@ -106,10 +108,37 @@ TEST_CASE("plain SGD is x -= lr * grad, and a parameter without a gradient is le
 
 TEST_CASE("optimisers refuse bad settings, computed tensors and a tensor given twice") {
   Tensor x = tensor({1.0}).requires_grad_();
-  CHECK_THROWS_WITH_AS(optim::SGD({x}, {-1}), doctest::Contains("SGD: lr, momentum, dampening and weight_decay must be non-negative"), ValueError);
-  CHECK_THROWS_WITH_AS(optim::SGD({x}, {0.1, 0, 0, 0, true}), "SGD: Nesterov momentum requires a momentum and zero dampening (param group 0)", ValueError);
-  CHECK_THROWS_WITH_AS(optim::Adam({x}, {0.1, 1.0}), doctest::Contains("Adam: need lr >= 0, eps >= 0, 0 <= betas < 1"), ValueError);
-  CHECK_THROWS_WITH_AS(optim::Adam({x * 2.0}), doctest::Contains("Adam: param group 0, parameter 0 was computed (by mul), so it is not a leaf"), ValueError);
-  CHECK_THROWS_WITH_AS(optim::Adam({x, x}), doctest::Contains("parameter 1 is the same tensor as parameter 0 of the group"), ValueError);
+  CHECK_THROWS_WITH_AS(optim::SGD({x}, {-1}),
+                       doctest::Contains("SGD: lr, momentum, dampening and weight_decay must be non-negative"),
+                       ValueError);
+  CHECK_THROWS_WITH_AS(optim::SGD({x}, {0.1, 0, 0, 0, true}),
+                       "SGD: Nesterov momentum requires a momentum and zero dampening (param group 0)", ValueError);
+  CHECK_THROWS_WITH_AS(optim::Adam({x}, {0.1, 1.0}), doctest::Contains("Adam: need lr >= 0, eps >= 0, 0 <= betas < 1"),
+                       ValueError);
+  CHECK_THROWS_WITH_AS(optim::Adam({x * 2.0}),
+                       doctest::Contains("Adam: param group 0, parameter 0 was computed (by mul), so it is not a leaf"),
+                       ValueError);
+  CHECK_THROWS_WITH_AS(optim::Adam({x, x}),
+                       doctest::Contains("parameter 1 is the same tensor as parameter 0 of the group"), ValueError);
   CHECK_NOTHROW(optim::Adam({tensor({1.0})}));  // frozen: accepted, and skipped by step()
+}
+
+TEST_CASE(
+    "LambdaLR scales the base rate by its factor at each step, and cosine_with_warmup rises, then falls to its floor") {
+  Tensor p = zeros({1}).requires_grad_();
+  optim::AdamW opt({p}, {0.01});
+  optim::lr_scheduler::LambdaLR schedule(opt, optim::lr_scheduler::cosine_with_warmup(4, 12, 0.1));
+  std::vector<double> rates;
+  for (int t = 0; t <= 14; ++t) {
+    rates.push_back(opt.param_groups()[0]["lr"]);
+    schedule.step();
+  }
+  CHECK(rates[0] == 0.0);
+  CHECK(rates[2] == 0.01 * 2 / 4);
+  CHECK(rates[4] == 0.01);                                                      // the top, where the cosine starts
+  CHECK(rates[8] == doctest::Approx(0.01 * (0.1 + 0.9 * 0.5)).epsilon(1e-15));  // halfway down
+  CHECK(rates[12] == doctest::Approx(0.001).epsilon(1e-15));
+  CHECK(rates[14] == rates[12]);  // stays at the floor
+  CHECK(schedule.get_last_lr() == rates[14]);
+  CHECK_THROWS_AS(optim::lr_scheduler::cosine_with_warmup(5, 5), ValueError);
 }

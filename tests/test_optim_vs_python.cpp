@@ -43,7 +43,9 @@ void check_trajectory(const test::ReferenceCase& c, Make make_optimizer) {
 
 TEST_CASE("AdamW, Adam with L2, and SGD with momentum follow torch's trajectories to 1e-13 over six steps") {
   const auto cases = test::read_reference_file("optim_python.txt");
-  check_trajectory(find(cases, "adamw_lr0.05_wd0.1"), [](auto ps) { return optim::AdamW(ps, {0.05, 0.9, 0.999, 1e-8, 0.1}); });
+  check_trajectory(find(cases, "adamw_lr0.05_wd0.1"), [](auto ps) {
+    return optim::AdamW(ps, {0.05, 0.9, 0.999, 1e-8, 0.1});
+  });
   check_trajectory(find(cases, "adamw_defaults"), [](auto ps) { return optim::AdamW(ps); });
   check_trajectory(find(cases, "adam_l2_0.1"), [](auto ps) { return optim::Adam(ps, {0.05, 0.9, 0.999, 1e-8, 0.1}); });
   check_trajectory(find(cases, "sgd_nesterov"), [](auto ps) {
@@ -72,15 +74,17 @@ TEST_CASE("CosineAnnealingLR gives torch's learning rates to 1e-12, and the opti
   }
 }
 
-TEST_CASE("clip_grad_norm_ returns torch's total norm and scales the gradients as torch, for the 2-norm and the inf-norm") {
+TEST_CASE(
+    "clip_grad_norm_ returns torch's total norm and scales the gradients as torch, for the 2-norm and the inf-norm") {
   const auto cases = test::read_reference_file("optim_python.txt");
   for (const char* name : {"clip_2", "clip_inf"}) {
     CAPTURE(name);
     const auto& c = find(cases, name);
-    Tensor a = zeros_like(c.get("input", "grad_a")).requires_grad_(), b = zeros_like(c.get("input", "grad_b")).requires_grad_();
+    Tensor a = zeros_like(c.get("input", "grad_a")).requires_grad_(),
+           b = zeros_like(c.get("input", "grad_b")).requires_grad_();
     (sum(a * c.get("input", "grad_a")) + sum(b * c.get("input", "grad_b"))).backward();  // sets the gradients
-    const double total = nn::utils::clip_grad_norm_({a, b}, std::stod(c.config.at("max_norm")),
-                                                   std::stod(c.config.at("norm_type")));
+    const double total =
+        nn::utils::clip_grad_norm_({a, b}, std::stod(c.config.at("max_norm")), std::stod(c.config.at("norm_type")));
     CHECK(std::fabs(total - c.get("output", "total").item()) <= 1e-14 * total);
     CHECK(test::relative_error(a.grad(), c.get("output", "grad_a")) <= 1e-14);
     CHECK(test::relative_error(b.grad(), c.get("output", "grad_b")) <= 1e-14);

@@ -66,7 +66,9 @@ bool within(const Tensor& a, const std::vector<double>& b, const std::vector<dou
 
 }  // namespace
 
-TEST_CASE("property: broadcasting add, sub, mul and div agree with loops over the broadcast index, in value and gradient, for 300 random shapes") {
+TEST_CASE(
+    "property: broadcasting add, sub, mul and div agree with loops over the broadcast index, in value and gradient, "
+    "for 300 random shapes") {
   Generator g(100);
   int cases = 0;
   for (int trial = 0; trial < 300; ++trial) {
@@ -86,7 +88,8 @@ TEST_CASE("property: broadcasting add, sub, mul and div agree with loops over th
       ref[i] = op == 0 ? x + z : op == 1 ? x - z : op == 2 ? x * z : x / z;
       const double da = op < 2 ? 1 : op == 2 ? z : 1 / z, db = op == 0 ? 1 : op == 1 ? -1 : op == 2 ? x : -x / (z * z);
       ga[ia] += gi * da, gb[ib] += gi * db;
-      ta[ia] += 4 * u * std::fabs(gi * da) * static_cast<double>(y.numel()), tb[ib] += 4 * u * std::fabs(gi * db) * static_cast<double>(y.numel());
+      ta[ia] += 4 * u * std::fabs(gi * da) * static_cast<double>(y.numel()),
+          tb[ib] += 4 * u * std::fabs(gi * db) * static_cast<double>(y.numel());
     }
     CHECK(within(y, ref, std::vector<double>(ref.size(), 0.0)));  // one operation each: exact
     CHECK(within(a.grad(), ga, ta));
@@ -96,7 +99,9 @@ TEST_CASE("property: broadcasting add, sub, mul and div agree with loops over th
   CHECK(cases == 300);
 }
 
-TEST_CASE("property: batched, broadcast matmul agrees with the triple loop, in value and both gradients, for 200 random shapes") {
+TEST_CASE(
+    "property: batched, broadcast matmul agrees with the triple loop, in value and both gradients, for 200 random "
+    "shapes") {
   Generator g(101);
   for (int trial = 0; trial < 200; ++trial) {
     const Shape batch = random_shape(g, 2, 3);
@@ -108,7 +113,8 @@ TEST_CASE("property: batched, broadcast matmul agrees with the triple loop, in v
     const Shape cb(c.shape().begin(), c.shape().end() - 2), ab(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
     const Tensor G = randn(c.shape(), g);
     sum(c * G).backward();
-    std::vector<double> ref(c.numel()), tol(c.numel()), ga(a.numel(), 0), gb(b.numel(), 0), tga(a.numel(), 0), tgb(b.numel(), 0);
+    std::vector<double> ref(c.numel()), tol(c.numel()), ga(a.numel(), 0), gb(b.numel(), 0), tga(a.numel(), 0),
+        tgb(b.numel(), 0);
     for (std::int64_t bi = 0; bi < numel(cb); ++bi) {
       const auto index = unravel(bi, cb);
       const std::int64_t oa = broadcast_offset(ab, cb, index) * n * k, ob = broadcast_offset(bb, cb, index) * k * m;
@@ -132,7 +138,9 @@ TEST_CASE("property: batched, broadcast matmul agrees with the triple loop, in v
   }
 }
 
-TEST_CASE("property: softmax and log_softmax along a random dimension agree with loops, in value and gradient, for 200 random shapes") {
+TEST_CASE(
+    "property: softmax and log_softmax along a random dimension agree with loops, in value and gradient, for 200 "
+    "random shapes") {
   Generator g(102);
   for (int trial = 0; trial < 200; ++trial) {
     Shape s = random_shape(g, 3, 5);
@@ -169,7 +177,9 @@ TEST_CASE("property: softmax and log_softmax along a random dimension agree with
   }
 }
 
-TEST_CASE("property: sum, mean and max over random dimensions agree with loops, in value and gradient, for 300 random shapes") {
+TEST_CASE(
+    "property: sum, mean and max over random dimensions agree with loops, in value and gradient, for 300 random "
+    "shapes") {
   Generator g(103);
   for (int trial = 0; trial < 300; ++trial) {
     Shape s = random_shape(g, 3, 4);
@@ -179,13 +189,16 @@ TEST_CASE("property: sum, mean and max over random dimensions agree with loops, 
     std::vector<bool> reduced(s.size(), false);
     std::vector<std::int64_t> dims;
     const std::int64_t max_dim = g.randint(0, static_cast<std::int64_t>(s.size()));
-    if (kind == 2) reduced[max_dim] = true, dims.push_back(max_dim);
+    if (kind == 2)
+      reduced[max_dim] = true, dims.push_back(max_dim);
     else
       for (std::size_t i = 0; i < s.size(); ++i)
         if (g.uniform() < 0.5) reduced[i] = true, dims.push_back(static_cast<std::int64_t>(i));
     if (dims.empty()) reduced.assign(s.size(), true);  // an empty list reduces everything, as torch
     const bool keepdim = g.uniform() < 0.5;
-    const Tensor y = kind == 0 ? sum(x, dims, keepdim) : kind == 1 ? mean(x, dims, keepdim) : max(x, max_dim, keepdim).values;
+    const Tensor y = kind == 0   ? sum(x, dims, keepdim)
+                     : kind == 1 ? mean(x, dims, keepdim)
+                                 : max(x, max_dim, keepdim).values;
     Shape kept = s;
     for (std::size_t i = 0; i < s.size(); ++i)
       if (reduced[i]) kept[i] = 1;
@@ -215,11 +228,15 @@ TEST_CASE("property: sum, mean and max over random dimensions agree with loops, 
   }
 }
 
-TEST_CASE("property: scaled dot-product attention agrees with loops, in value and in the gradients of query, key and value, for 100 random shapes") {
+TEST_CASE(
+    "property: scaled dot-product attention agrees with loops, in value and in the gradients of query, key and value, "
+    "for 100 random shapes") {
   Generator g(104);
   for (int trial = 0; trial < 100; ++trial) {
-    const std::int64_t B = g.randint(1, 3), L = g.randint(1, 6), S = g.randint(1, 6), E = g.randint(1, 5), V = g.randint(1, 4);
-    const Tensor q = randn({B, L, E}, g).requires_grad_(), k = randn({B, S, E}, g).requires_grad_(), v = randn({B, S, V}, g).requires_grad_();
+    const std::int64_t B = g.randint(1, 3), L = g.randint(1, 6), S = g.randint(1, 6), E = g.randint(1, 5),
+                       V = g.randint(1, 4);
+    const Tensor q = randn({B, L, E}, g).requires_grad_(), k = randn({B, S, E}, g).requires_grad_(),
+                 v = randn({B, S, V}, g).requires_grad_();
     const auto [out, w] = scaled_dot_product_attention(q, k, v);
     const Tensor G = randn(out.shape(), g);
     sum(out * G).backward();

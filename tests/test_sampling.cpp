@@ -112,8 +112,7 @@ TEST_CASE("top_k_filter keeps the k highest scores and every score tied with the
     for (std::int64_t r = 0; r < 200; ++r) {
       const double* row = logits.data() + r * 25;
       const double kth = row[descending_order(row, 25)[static_cast<std::size_t>(k - 1)]];
-      for (std::int64_t j = 0; j < 25; ++j)
-        REQUIRE(kept.data()[r * 25 + j] == (row[j] >= kth ? row[j] : -inf));
+      for (std::int64_t j = 0; j < 25; ++j) REQUIRE(kept.data()[r * 25 + j] == (row[j] >= kth ? row[j] : -inf));
     }
   }
 }
@@ -150,7 +149,9 @@ TEST_CASE("top-k draws each kept token with its renormalised probability, within
   CHECK(std::fabs(share - 0.25) < 5 * std::sqrt(0.25 * 0.75 / n));
 }
 
-TEST_CASE("top_p_filter keeps the smallest set of most likely tokens whose probability reaches p, as a brute-force sort finds") {
+TEST_CASE(
+    "top_p_filter keeps the smallest set of most likely tokens whose probability reaches p, as a brute-force sort "
+    "finds") {
   // The brute force: sort softmax's probabilities from the largest down (equal ones by
   // position), add them up left to right, and keep tokens until the sum first reaches p.
   const double inf = INFINITY;
@@ -181,7 +182,9 @@ TEST_CASE("top_p_filter keeps the smallest set of most likely tokens whose proba
   }
 }
 
-TEST_CASE("top-p keeps the most likely token alone when it holds p, and ties by position: 4 equal scores and p = 1/2 keep the first 2") {
+TEST_CASE(
+    "top-p keeps the most likely token alone when it holds p, and ties by position: 4 equal scores and p = 1/2 keep "
+    "the first 2") {
   const double inf = INFINITY;
   // Equal scores have probability exactly 1/4 each, and 1/4 + 1/4 = 1/2 exactly: the mass
   // reaches p = 1/2 at the second token, so a third would not make the set smallest.
@@ -247,7 +250,8 @@ TEST_CASE("sampling records no graph, and a gradient through a filter reaches th
 TEST_CASE("bad options and scores give errors naming the operation and the value, never a crash") {
   Generator gen(29);
   const Tensor logits = zeros({2, 5});
-  CHECK_THROWS_WITH_AS(top_k_filter(logits, -1), "top_k_filter: top_k must be >= 0 (0 keeps every token), got -1", ValueError);
+  CHECK_THROWS_WITH_AS(top_k_filter(logits, -1), "top_k_filter: top_k must be >= 0 (0 keeps every token), got -1",
+                       ValueError);
   CHECK_THROWS_WITH_AS(top_p_filter(logits, 0.0), "top_p_filter: top_p must be in (0, 1], got 0", ValueError);
   CHECK_THROWS_WITH_AS(top_p_filter(logits, 1.5), "top_p_filter: top_p must be in (0, 1], got 1.5", ValueError);
   CHECK_THROWS_WITH_AS(top_p_filter(logits, NAN), "top_p_filter: top_p must be in (0, 1], got nan", ValueError);
@@ -255,20 +259,24 @@ TEST_CASE("bad options and scores give errors naming the operation and the value
                        ValueError);
   CHECK_THROWS_WITH_AS(sample(logits, {NAN}, gen), "sample: temperature must be finite and >= 0 (0 is greedy), got nan",
                        ValueError);
-  CHECK_THROWS_WITH_AS(sample(logits, {INFINITY}, gen), "sample: temperature must be finite and >= 0 (0 is greedy), got inf",
+  CHECK_THROWS_WITH_AS(sample(logits, {INFINITY}, gen),
+                       "sample: temperature must be finite and >= 0 (0 is greedy), got inf", ValueError);
+  CHECK_THROWS_WITH_AS(sample(logits, {1.0, -2}, gen), "sample: top_k must be >= 0 (0 keeps every token), got -2",
                        ValueError);
-  CHECK_THROWS_WITH_AS(sample(logits, {1.0, -2}, gen), "sample: top_k must be >= 0 (0 keeps every token), got -2", ValueError);
   CHECK_THROWS_WITH_AS(sample(logits, {1.0, 0, -0.5}, gen), "sample: top_p must be in (0, 1], got -0.5", ValueError);
-  CHECK_THROWS_WITH_AS(sample(logits.to(DType::Int64)), "sample: logits must be Float64 scores, got Int64 of shape [2,5]",
-                       ValueError);
+  CHECK_THROWS_WITH_AS(sample(logits.to(DType::Int64)),
+                       "sample: logits must be Float64 scores, got Int64 of shape [2,5]", ValueError);
   CHECK_THROWS_WITH_AS(top_k_filter(logits.to(DType::Bool), 1),
                        "top_k_filter: logits must be Float64 scores, got Bool of shape [2,5]", ValueError);
-  CHECK_THROWS_WITH_AS(sample(scalar_tensor(1.0)), "sample: logits must have a last dimension of tokens [..., V], got a 0-d tensor",
-                       ShapeError);
+  CHECK_THROWS_WITH_AS(sample(scalar_tensor(1.0)),
+                       "sample: logits must have a last dimension of tokens [..., V], got a 0-d tensor", ShapeError);
   CHECK_THROWS_WITH_AS(top_p_filter(scalar_tensor(1.0), 0.5),
-                       "top_p_filter: logits must have a last dimension of tokens [..., V], got a 0-d tensor", ShapeError);
-  CHECK_THROWS_WITH_AS(sample(zeros({3, 0}), {0.0}), "sample: logits of shape [3,0] have no tokens (V = 0)", ValueError);
-  CHECK_THROWS_WITH_AS(top_k_filter(zeros({0}), 1), "top_k_filter: logits of shape [0] have no tokens (V = 0)", ValueError);
+                       "top_p_filter: logits must have a last dimension of tokens [..., V], got a 0-d tensor",
+                       ShapeError);
+  CHECK_THROWS_WITH_AS(sample(zeros({3, 0}), {0.0}), "sample: logits of shape [3,0] have no tokens (V = 0)",
+                       ValueError);
+  CHECK_THROWS_WITH_AS(top_k_filter(zeros({0}), 1), "top_k_filter: logits of shape [0] have no tokens (V = 0)",
+                       ValueError);
   // Scores no distribution comes from: a NaN, +inf, or a row of -inf.
   for (const Tensor& bad : {tensor({0, NAN, 1}), tensor({0, INFINITY, 1}), full({3}, -INFINITY)})
     CHECK_THROWS_WITH_AS(sample(bad, {}, gen),

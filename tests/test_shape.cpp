@@ -23,9 +23,7 @@ TEST_CASE("a Shape does what a std::vector of sizes does, through every edit, sh
     const std::size_t n = expected.size();
     switch (gen.randint(0, 8)) {
       case 0:
-      case 1:
-        shape.push_back(size), expected.push_back(size);
-        break;
+      case 1: shape.push_back(size), expected.push_back(size); break;
       case 2:
         if (n) shape.pop_back(), expected.pop_back();
         break;

@@ -41,7 +41,8 @@ TEST_CASE("to() converts dtypes as torch: nonzero is true, Int64 truncates towar
   const Tensor x = tensor({-1.5, 0, 2.7});
   CHECK(test::identical(to(x, DType::Bool), tensor({1, 0, 1}, {3}, DType::Bool)));
   CHECK(test::identical(to(x, DType::Int64), tensor({-1, 0, 2}, {3}, DType::Int64)));
-  CHECK_THROWS_WITH_AS(to(tensor({NAN}), DType::Int64), doctest::Contains("to: cannot convert nan to Int64"), ValueError);
+  CHECK_THROWS_WITH_AS(to(tensor({NAN}), DType::Int64), doctest::Contains("to: cannot convert nan to Int64"),
+                       ValueError);
 }
 
 TEST_CASE("a tensor prints as torch prints it, but for the name of the operation in grad_fn") {
@@ -62,23 +63,32 @@ TEST_CASE("a tensor prints as torch prints it, but for the name of the operation
 
 TEST_CASE("misusing a tensor throws an error that names the operation and the shapes or values") {
   CHECK_THROWS_WITH_AS(tensor({1, 2, 3}, {2, 2}), "tensor: 3 values do not fill shape [2,2] (4 elements)", ShapeError);
-  CHECK_THROWS_WITH_AS(tensor({1.5}, {1}, DType::Int64), doctest::Contains("tensor: Int64 values must be integers"), ValueError);
-  CHECK_THROWS_WITH_AS(tensor({2}, {1}, DType::Bool), doctest::Contains("tensor: Bool values must be 0 or 1"), ValueError);
+  CHECK_THROWS_WITH_AS(tensor({1.5}, {1}, DType::Int64), doctest::Contains("tensor: Int64 values must be integers"),
+                       ValueError);
+  CHECK_THROWS_WITH_AS(tensor({2}, {1}, DType::Bool), doctest::Contains("tensor: Bool values must be 0 or 1"),
+                       ValueError);
   CHECK_THROWS_WITH_AS(tensor({{1, 2}, {3}}), "tensor: rows of different lengths (2 and 1)", ShapeError);
   CHECK_THROWS_WITH_AS(zeros({2, -1}), "zeros: negative size in shape [2,-1]", ValueError);
   CHECK_THROWS_WITH_AS(ones({2}).item(), "item: expected a tensor with one element, got shape [2]", ValueError);
   CHECK_THROWS_WITH_AS(ones({2, 3}).at({0, 3}), "at: index 3 is out of range for dimension 1 of size 3", IndexError);
-  CHECK_THROWS_WITH_AS(ones({2, 3}).size(2), doctest::Contains("size: dimension 2 is out of range for a tensor with 2 dimensions"), IndexError);
+  CHECK_THROWS_WITH_AS(ones({2, 3}).size(2),
+                       doctest::Contains("size: dimension 2 is out of range for a tensor with 2 dimensions"),
+                       IndexError);
   CHECK_THROWS_WITH_AS(arange(0, 1, 0), doctest::Contains("arange: cannot step from"), ValueError);
   CHECK_THROWS_WITH_AS(Tensor().shape(), doctest::Contains("undefined"), ValueError);
   Tensor i = tensor({1}, {1}, DType::Int64);
-  CHECK_THROWS_WITH_AS(i.requires_grad_(), "requires_grad_: only Float64 tensors can require grad, this one is Int64", ValueError);
+  CHECK_THROWS_WITH_AS(i.requires_grad_(), "requires_grad_: only Float64 tensors can require grad, this one is Int64",
+                       ValueError);
   Tensor x = ones({1}).requires_grad_();
   Tensor y = x * 2.0;
-  CHECK_THROWS_WITH_AS(y.requires_grad_(), doctest::Contains("requires_grad_: only leaves can be marked; this tensor was made by mul"), ValueError);
+  CHECK_THROWS_WITH_AS(y.requires_grad_(),
+                       doctest::Contains("requires_grad_: only leaves can be marked; this tensor was made by mul"),
+                       ValueError);
 }
 
-TEST_CASE("copy_ writes values in place as torch's: broadcast to the destination, converted to its dtype, seen through shared storage") {
+TEST_CASE(
+    "copy_ writes values in place as torch's: broadcast to the destination, converted to its dtype, seen through "
+    "shared storage") {
   Tensor w = zeros({2, 3});
   const Tensor view = reshape(w, {6});  // shares w's storage
   w.copy_(tensor({1, 2, 3}, {3}));      // a row broadcast down both rows
@@ -98,10 +108,12 @@ TEST_CASE("copy_ writes values in place as torch's: broadcast to the destination
   CHECK(p.is_leaf());
 }
 
-TEST_CASE("copy_ refuses a source that does not broadcast, and a tensor that requires grad while gradients are recorded") {
+TEST_CASE(
+    "copy_ refuses a source that does not broadcast, and a tensor that requires grad while gradients are recorded") {
   Tensor w = zeros({2, 3});
   CHECK_THROWS_WITH_AS(w.copy_(ones({2})), "copy_: the source's shape [2] does not broadcast to [2,3]", ShapeError);
-  CHECK_THROWS_WITH_AS(w.copy_(ones({1, 2, 3})), "copy_: the source's shape [1,2,3] does not broadcast to [2,3]", ShapeError);
+  CHECK_THROWS_WITH_AS(w.copy_(ones({1, 2, 3})), "copy_: the source's shape [1,2,3] does not broadcast to [2,3]",
+                       ShapeError);
   Tensor p = zeros({2}).requires_grad_();
   CHECK_THROWS_WITH_AS(p.copy_(ones({2})), doctest::Contains("copy_: the destination requires grad"), AutogradError);
   CHECK_THROWS_WITH_AS(w.copy_(p * 2.0), doctest::Contains("copy_: the source requires grad"), AutogradError);

@@ -163,8 +163,8 @@ TEST_CASE("the attention weights and their gradients give the same bits on 1 to 
     mask_shape.push_back(shape.L), mask_shape.push_back(shape.S);
     Numbers mask_values = normals(trial % 4 < 2 ? numel(mask_shape) : 0, gen);
     for (double& v : mask_values) v = v > 1.5 ? -INFINITY : v;
-    const kernels::AttentionMask mask = kernels::attention_mask(mask_values.empty() ? nullptr : mask_values.data(),
-                                                                mask_shape, shape.L, shape.S);
+    const kernels::AttentionMask mask =
+        kernels::attention_mask(mask_values.empty() ? nullptr : mask_values.data(), mask_shape, shape.L, shape.S);
     auto run = [&] {
       Numbers scaled(q.size()), w(g.size()), dq(q.size()), dk(k.size());
       kernels::attention_weights(q.data(), k.data(), mask, causal, shape, scaled.data(), w.data());
@@ -204,8 +204,10 @@ TEST_CASE("a Transformer block's loss and every gradient have the same bits on 1
       for (const Tensor& p : block.parameters()) now.push_back(p.grad().to_vector());
       CAPTURE(work);
       CAPTURE(threads);
-      if (threads == 1) one = now;
-      else CHECK(now == one);  // (no NaN here, so == on the numbers is == on the bits)
+      if (threads == 1)
+        one = now;
+      else
+        CHECK(now == one);  // (no NaN here, so == on the numbers is == on the bits)
     }
   }
 }
@@ -268,9 +270,9 @@ TEST_CASE("set_num_threads and LITGRAD_THREADS take 1 to 1024 threads and refuse
   CHECK(kernels::thread_count_from("1024") == 1024);
   CHECK(kernels::thread_count_from(nullptr) >= 1);  // unset: the machine's cores
   for (const char* bad : {"0", "-2", "1025", "two", "4x", ""})
-    CHECK_THROWS_WITH_AS(kernels::thread_count_from(bad),
-                         ("LITGRAD_THREADS: the number of threads must be a whole number from 1 to 1024, got '" +
-                          std::string(bad) + "'")
-                             .c_str(),
-                         ValueError);
+    CHECK_THROWS_WITH_AS(
+        kernels::thread_count_from(bad),
+        ("LITGRAD_THREADS: the number of threads must be a whole number from 1 to 1024, got '" + std::string(bad) + "'")
+            .c_str(),
+        ValueError);
 }

@@ -12,14 +12,14 @@ using namespace litgrad;
 using namespace litgrad::indexing;
 
 TEST_CASE("x.index({...}) picks what Python's x[...] picks: integers, slices, None and Ellipsis") {
-  const Tensor x = reshape(arange(24), {2, 3, 4});  // x[i, j, k] = 12 i + 4 j + k
-  CHECK(x.index({Slice(), -1}).shape() == Shape{2, 4});                                  // x[:, -1]
+  const Tensor x = reshape(arange(24), {2, 3, 4});       // x[i, j, k] = 12 i + 4 j + k
+  CHECK(x.index({Slice(), -1}).shape() == Shape{2, 4});  // x[:, -1]
   CHECK(x.index({Slice(), -1}).to_vector() == std::vector<double>{8, 9, 10, 11, 20, 21, 22, 23});
   CHECK(x.index({1, Slice(1, 3), Slice(std::nullopt, std::nullopt, 2)}).to_vector() ==
-        std::vector<double>{16, 18, 20, 22});                                              // x[1, 1:3, ::2]
-  CHECK(x.index({Ellipsis, 0}).to_vector() == std::vector<double>{0, 4, 8, 12, 16, 20});   // x[..., 0]
-  CHECK(x.index({None, 0}).shape() == Shape{1, 3, 4});                                     // x[None, 0]
-  CHECK(x.index({0, Ellipsis, None}).shape() == Shape{3, 4, 1});                           // x[0, ..., None]
+        std::vector<double>{16, 18, 20, 22});                                             // x[1, 1:3, ::2]
+  CHECK(x.index({Ellipsis, 0}).to_vector() == std::vector<double>{0, 4, 8, 12, 16, 20});  // x[..., 0]
+  CHECK(x.index({None, 0}).shape() == Shape{1, 3, 4});                                    // x[None, 0]
+  CHECK(x.index({0, Ellipsis, None}).shape() == Shape{3, 4, 1});                          // x[0, ..., None]
   CHECK(x.index({-1, -1, -1}).item() == 23);
   CHECK_THROWS_WITH_AS(x.index({0, 0, 0, 0}), "index: too many indices (4) for a tensor of shape [2,3,4]", IndexError);
   CHECK_THROWS_WITH_AS(x.index({Ellipsis, 0, Ellipsis}), "index: an index can have only one Ellipsis", IndexError);
@@ -79,7 +79,8 @@ TEST_CASE("cross_entropy over [N, C, d] positions is the per-row cross-entropy o
                        ShapeError);
 }
 
-TEST_CASE("TransformerEncoder is its layers applied in turn, then its norm, each layer starting as a copy of the one given") {
+TEST_CASE(
+    "TransformerEncoder is its layers applied in turn, then its norm, each layer starting as a copy of the one given") {
   Generator gen(3);
   nn::TransformerEncoderLayerOptions o;
   o.dim_feedforward = 32, o.dropout = 0, o.norm_first = true, o.batch_first = true;

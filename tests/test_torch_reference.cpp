@@ -27,27 +27,44 @@ namespace {
 using Expr = std::function<Tensor(const std::vector<Tensor>& in)>;
 const std::map<std::string, Expr>& expressions() {
   static const std::map<std::string, Expr> e = {
-      {"attention_by_hand", [](auto& in) { return matmul(softmax(matmul(in[0], transpose(in[1], 0, 1)) / 2.0, -1), in[2]); }},
+      {"attention_by_hand",
+       [](auto& in) { return matmul(softmax(matmul(in[0], transpose(in[1], 0, 1)) / 2.0, -1), in[2]); }},
       {"mlp_tanh_sigmoid",
-       [](auto& in) { return sigmoid(matmul(tanh(matmul(in[0], transpose(in[1], 0, 1)) + in[2]), transpose(in[3], 0, 1))); }},
+       [](auto& in) {
+         return sigmoid(matmul(tanh(matmul(in[0], transpose(in[1], 0, 1)) + in[2]), transpose(in[3], 0, 1)));
+       }},
       {"cross_entropy_mean", [](auto& in) { return reshape(cross_entropy(in[0], in[1]), {1}); }},
       {"broadcast_exp_log_div", [](auto& in) { return log(exp(in[0]) + in[1] * in[1]) / (1.0 + in[1] * in[1]); }},
-      {"causal_masked_softmax_mean", [](auto& in) { return mean(softmax(masked_fill(in[0], in[1], -INFINITY), -1), {0}); }},
+      {"causal_masked_softmax_mean",
+       [](auto& in) { return mean(softmax(masked_fill(in[0], in[1], -INFINITY), -1), {0}); }},
       {"relu_max_mse", [](auto& in) { return reshape(mse_loss(max(relu(in[0]), 1).values, in[1]), {1}); }},
-      {"batched_matmul_broadcast_permute", [](auto& in) { return sum(permute(matmul(in[0], in[1]), {3, 0, 2, 1}), {0, 3}, true); }},
+      {"batched_matmul_broadcast_permute",
+       [](auto& in) {
+         return sum(permute(matmul(in[0], in[1]), {3, 0, 2, 1}), {0, 3}, true);
+       }},
       {"gather_cat_stack_slice",
-       [](auto& in) { return stack({slice(cat({in[0], in[1]}, 1), 1, 1, 5, 2), gather(in[0], 1, in[2]) * in[1]}, 0); }},
+       [](auto& in) {
+         return stack({slice(cat({in[0], in[1]}, 1), 1, 1, 5, 2), gather(in[0], 1, in[2]) * in[1]}, 0);
+       }},
       {"sin_cos_pow_where",
-       [](auto& in) { return where(gt(in[0], scalar_tensor(0)), pow(sin(in[0]), 2.0), cos(in[0]) * in[0]) + pow(in[0], 3.0); }},
+       [](auto& in) {
+         return where(gt(in[0], scalar_tensor(0)), pow(sin(in[0]), 2.0), cos(in[0]) * in[0]) + pow(in[0], 3.0);
+       }},
       {"log_softmax_sum_over_dims", [](auto& in) { return sum(log_softmax(in[0], 1), {-1}) - mean(in[0]); }},
-      // The second floor's operations.
+      // The operations the later chapters use.
       {"gelu_exact_and_tanh", [](auto& in) { return gelu(in[0]) + gelu(0.7 * in[0], "tanh"); }},
       {"logsumexp_sqrt_clamp",
-       [](auto& in) { return logsumexp(in[0], 1) + sum(sqrt(in[0] * in[0] + 1.0), {1}) + sum(clamp(in[0], -0.5, 0.7), {1}); }},
+       [](auto& in) {
+         return logsumexp(in[0], 1) + sum(sqrt(in[0] * in[0] + 1.0), {1}) + sum(clamp(in[0], -0.5, 0.7), {1});
+       }},
       {"var_and_std",
-       [](auto& in) { return cat({var(in[0], {1}), litgrad::std(in[0], {0}, false), reshape(var(in[0]), {1})}); }},
+       [](auto& in) {
+         return cat({var(in[0], {1}), litgrad::std(in[0], {0}, false), reshape(var(in[0]), {1})});
+       }},
       {"vector_norms",
-       [](auto& in) { return stack({norm(in[0]), norm(in[0], 1), norm(in[0], INFINITY), norm(in[0], 3)}); }},
+       [](auto& in) {
+         return stack({norm(in[0]), norm(in[0], 1), norm(in[0], INFINITY), norm(in[0], 3)});
+       }},
       {"cross_entropy_ignore_and_smoothing",
        [](auto& in) {
          CrossEntropyOptions o;
@@ -60,18 +77,21 @@ const std::map<std::string, Expr>& expressions() {
          o.label_smoothing = 0.1;
          return reshape(cross_entropy(in[0], in[1], o), {1});
        }},
-      {"nll_loss_sum", [](auto& in) { return reshape(nll_loss(log_softmax(in[0], 1), in[1], -100, Reduction::Sum), {1}); }},
+      {"nll_loss_sum",
+       [](auto& in) { return reshape(nll_loss(log_softmax(in[0], 1), in[1], -100, Reduction::Sum), {1}); }},
       {"binary_cross_entropy_with_logits",
        [](auto& in) { return binary_cross_entropy_with_logits(4.0 * in[0], in[1], Reduction::None); }},
       {"layer_norm_affine", [](auto& in) { return nn::layer_norm(in[0], {4}, in[1], in[2], 1e-5); }},
       {"expand_repeat_flatten_tril",
-       [](auto& in) { return flatten(tril(sum(expand(in[0], {2, 3, 4}), {0}) + repeat(in[1], {1, 2}), 1)); }},
+       [](auto& in) {
+         return flatten(tril(sum(expand(in[0], {2, 3, 4}), {0}) + repeat(in[1], {1, 2}), 1));
+       }},
       {"topk_index_select_embedding",
        [](auto& in) {
          const Tensor rows = slice(nn::embedding(in[1], in[0]), 1, 0, 2);  // [4, 2]
          return matmul(topk(in[0], 2, 1).values, transpose(rows, 0, 1)) + sum(index_select(in[0], 0, in[1]));
        }},
-      // The third floor's.
+      // The losses and layers of the language models.
       {"cross_entropy_over_positions_none", [](auto& in) { return cross_entropy(in[0], in[1], Reduction::None); }},
       {"cross_entropy_over_positions_ignore_smoothing",
        [](auto& in) {
@@ -83,14 +103,13 @@ const std::map<std::string, Expr>& expressions() {
        [](auto& in) { return reshape(cross_entropy(in[0], in[1], Reduction::Sum), {1}); }},
       {"hessian_vector_product_tanh",
        [](auto& in) {
-         const Tensor g = autograd::grad({sum(pow(tanh(matmul(in[0], in[1])), 2.0))}, {in[0]}, {}, std::nullopt, true)[0];
+         const Tensor g =
+             autograd::grad({sum(pow(tanh(matmul(in[0], in[1])), 2.0))}, {in[0]}, {}, std::nullopt, true)[0];
          return autograd::grad({sum(g * in[2])}, {in[0]}, {}, std::nullopt, true)[0];
        }},
   };
   return e;
 }
-
-
 
 }  // namespace
 
@@ -102,7 +121,8 @@ TEST_CASE("composite expressions agree with PyTorch to 1e-12 in value and in eve
     REQUIRE(expressions().count(c.name) == 1);
     std::vector<Tensor> inputs;
     for (const auto& t : c.tensors)
-      if (t.role == "input") inputs.push_back(t.value.dtype() == DType::Float64 ? t.value.detach().requires_grad_() : t.value);
+      if (t.role == "input")
+        inputs.push_back(t.value.dtype() == DType::Float64 ? t.value.detach().requires_grad_() : t.value);
     const Tensor y = expressions().at(c.name)(inputs);
     CHECK(test::relative_error(y, c.get("output", "y")) <= 1e-12);
     sum(y * y).backward();

@@ -22,7 +22,9 @@
 
 using namespace litgrad;
 
-TEST_CASE("TransformerEncoderLayer agrees with Python torch to 1e-10 in outputs and every gradient over 32 configurations of norm placement, activation, layout and masks") {
+TEST_CASE(
+    "TransformerEncoderLayer agrees with Python torch to 1e-10 in outputs and every gradient over 32 configurations of "
+    "norm placement, activation, layout and masks") {
   const auto cases = test::read_reference_file("transformer_python.txt");
   REQUIRE(cases.size() == 32);
   int pre = 0, gelu = 0, masked = 0;

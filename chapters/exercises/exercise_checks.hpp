@@ -73,8 +73,9 @@ inline std::string index_text(const litgrad::Shape& shape, std::int64_t flat) {
 }
 
 inline Agreement compare(const std::vector<double>& yours,
-                         const std::vector<double>& expected, const litgrad::Shape& shape,
-                         double absolute, double relative) {
+                         const std::vector<double>& expected,
+                         const litgrad::Shape& shape, double absolute,
+                         double relative) {
   std::int64_t first = -1, differing = 0;
   for (std::size_t i = 0; i < yours.size(); ++i) {
     const double y = yours[i], e = expected[i];
@@ -125,8 +126,8 @@ inline Agreement agrees(const litgrad::Tensor& yours, const litgrad::Tensor& exp
   if (yours.shape() != expected.shape())
     return {false, "the shape is " + litgrad::to_string(yours.shape()) + " where " +
                        litgrad::to_string(expected.shape()) + " was expected"};
-  return detail::compare(yours.to_vector(), expected.to_vector(), yours.shape(), absolute,
-                         relative);
+  return detail::compare(yours.to_vector(), expected.to_vector(), yours.shape(),
+                         absolute, relative);
 }
 
 inline Agreement agrees(const std::vector<double>& yours,

@@ -43,7 +43,10 @@ double any_value(FuzzedDataProvider& in) {
 Tensor any_tensor(FuzzedDataProvider& in, DType dtype = DType::Float64) {
   const Shape s = any_shape(in);
   std::vector<double> v(static_cast<std::size_t>(numel(s)));
-  for (auto& x : v) x = dtype == DType::Float64 ? any_value(in) : dtype == DType::Bool ? in.ConsumeBool() : in.ConsumeIntegralInRange<int>(-1, 4);
+  for (auto& x : v)
+    x = dtype == DType::Float64 ? any_value(in)
+        : dtype == DType::Bool  ? in.ConsumeBool()
+                                : in.ConsumeIntegralInRange<int>(-1, 4);
   Tensor t = tensor(v, s, dtype);
   if (dtype == DType::Float64 && in.ConsumeBool()) t.requires_grad_();
   return t;
@@ -65,7 +68,8 @@ Tensor big_tensor(FuzzedDataProvider& in, const Shape& s) {
 // Attention over up to 70 positions under a causal float mask, as a Linear-projected model
 // makes it: the fused weights' skipped scores and the products' skipped zero terms.
 Tensor big_attention(FuzzedDataProvider& in) {
-  const std::int64_t N = in.ConsumeIntegralInRange<std::int64_t>(0, 2), L = in.ConsumeIntegralInRange<std::int64_t>(0, 70),
+  const std::int64_t N = in.ConsumeIntegralInRange<std::int64_t>(0, 2),
+                     L = in.ConsumeIntegralInRange<std::int64_t>(0, 70),
                      S = in.ConsumeBool() ? L : in.ConsumeIntegralInRange<std::int64_t>(0, 70),
                      E = in.ConsumeIntegralInRange<std::int64_t>(0, 20);
   const Tensor x = big_tensor(in, {N, L, E}), w = big_tensor(in, {E, E}), bias = big_tensor(in, {E});
@@ -92,8 +96,9 @@ Tensor step(FuzzedDataProvider& in, const std::vector<Tensor>& pool) {
     case 11: return permute(a, {any_dim(in), any_dim(in), any_dim(in)});
     case 12: return transpose(a, any_dim(in), any_dim(in));
     case 13: return select(a, any_dim(in), in.ConsumeIntegralInRange<std::int64_t>(-5, 5));
-    case 14: return slice(a, any_dim(in), in.ConsumeIntegralInRange<std::int64_t>(-5, 5),
-                          in.ConsumeIntegralInRange<std::int64_t>(-5, 5), in.ConsumeIntegralInRange<std::int64_t>(-1, 3));
+    case 14:
+      return slice(a, any_dim(in), in.ConsumeIntegralInRange<std::int64_t>(-5, 5),
+                   in.ConsumeIntegralInRange<std::int64_t>(-5, 5), in.ConsumeIntegralInRange<std::int64_t>(-1, 3));
     case 15: return gather(a, any_dim(in), any_tensor(in, DType::Int64));
     case 16: return cat({a, b}, any_dim(in));
     case 17: return stack({a, b}, any_dim(in));
@@ -104,7 +109,8 @@ Tensor step(FuzzedDataProvider& in, const std::vector<Tensor>& pool) {
     case 22: return pow(a, in.ConsumeFloatingPointInRange<double>(-3, 3));
     case 23: return mse_loss(a, b);
     case 24: return cross_entropy(a, any_tensor(in, DType::Int64));
-    case 25: return scaled_dot_product_attention(a, b, b, in.ConsumeBool() ? any_tensor(in, DType::Bool) : Tensor()).output;
+    case 25:
+      return scaled_dot_product_attention(a, b, b, in.ConsumeBool() ? any_tensor(in, DType::Bool) : Tensor()).output;
     case 26: return dropout(a, in.ConsumeFloatingPointInRange<double>(-0.5, 1.5));
     case 27: return max(a);
     case 28: return sin(a) + cos(b);
@@ -113,21 +119,24 @@ Tensor step(FuzzedDataProvider& in, const std::vector<Tensor>& pool) {
     case 31: return big_attention(in);
     case 32: return nn::linear(a, b, pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)]);
     case 33: return nn::linear(a, b);
-    case 34: return nn::layer_norm(a, any_shape(in), in.ConsumeBool() ? b : Tensor(), Tensor(),
-                                   in.ConsumeFloatingPointInRange<double>(-1e-3, 1e-3));
-    case 35: return nn::embedding(any_tensor(in, DType::Int64), a,
-                                  in.ConsumeBool() ? std::optional<std::int64_t>(any_dim(in)) : std::nullopt);
+    case 34:
+      return nn::layer_norm(a, any_shape(in), in.ConsumeBool() ? b : Tensor(), Tensor(),
+                            in.ConsumeFloatingPointInRange<double>(-1e-3, 1e-3));
+    case 35:
+      return nn::embedding(any_tensor(in, DType::Int64), a,
+                           in.ConsumeBool() ? std::optional<std::int64_t>(any_dim(in)) : std::nullopt);
     case 36: return index_select(a, any_dim(in), any_tensor(in, DType::Int64));
     case 37: return logsumexp(a, any_dim(in), in.ConsumeBool());
     case 38: return var(a, {any_dim(in)}, in.ConsumeIntegralInRange<std::int64_t>(-1, 2), in.ConsumeBool());
     case 39: return litgrad::std(a, {}, in.ConsumeIntegralInRange<std::int64_t>(-1, 2));
-    case 40: return clamp(a, in.ConsumeBool() ? std::optional<double>(any_value(in)) : std::nullopt,
-                          in.ConsumeBool() ? std::optional<double>(any_value(in)) : std::nullopt);
+    case 40:
+      return clamp(a, in.ConsumeBool() ? std::optional<double>(any_value(in)) : std::nullopt,
+                   in.ConsumeBool() ? std::optional<double>(any_value(in)) : std::nullopt);
     case 41: return expand(a, any_shape(in));
     case 42: return repeat(a, {any_dim(in), any_dim(in), any_dim(in)});
     case 43: {
-      const MaxResult t = topk(a, in.ConsumeIntegralInRange<std::int64_t>(-1, 5), any_dim(in), in.ConsumeBool(),
-                               in.ConsumeBool());
+      const MaxResult t =
+          topk(a, in.ConsumeIntegralInRange<std::int64_t>(-1, 5), any_dim(in), in.ConsumeBool(), in.ConsumeBool());
       return t.values + t.indices;
     }
     case 44: {
@@ -156,8 +165,9 @@ Tensor step(FuzzedDataProvider& in, const std::vector<Tensor>& pool) {
     case 57: return eq(a, b) + ne(a, b) + lt(a, b) + logical_or(gt(a, b), le(a, b));
     case 58: return to(a, in.ConsumeBool() ? DType::Int64 : in.ConsumeBool() ? DType::Bool : DType::Float64);
     case 59: return a.clone() * b.detach();
-    default: return sinusoidal_positional_encoding(in.ConsumeIntegralInRange<std::int64_t>(-1, 9),
-                                                   in.ConsumeIntegralInRange<std::int64_t>(-1, 9));
+    default:
+      return sinusoidal_positional_encoding(in.ConsumeIntegralInRange<std::int64_t>(-1, 9),
+                                            in.ConsumeIntegralInRange<std::int64_t>(-1, 9));
   }
 }
 
@@ -203,8 +213,8 @@ void modules(FuzzedDataProvider& in, const Tensor& a) {
   switch (in.ConsumeIntegralInRange<int>(0, 4)) {
     case 0: y = nn::Linear(in.ConsumeIntegralInRange<std::int64_t>(0, 4), e, in.ConsumeBool(), gen)(a); break;
     case 1: y = nn::LayerNorm(e, in.ConsumeFloatingPointInRange<double>(0, 1e-3), in.ConsumeBool())(a); break;
-    case 2: y = nn::Embedding(in.ConsumeIntegralInRange<std::int64_t>(1, 5), e + 1, std::nullopt, gen)(
-                    to(a, DType::Int64));
+    case 2:
+      y = nn::Embedding(in.ConsumeIntegralInRange<std::int64_t>(1, 5), e + 1, std::nullopt, gen)(to(a, DType::Int64));
       break;
     case 3: {
       nn::MultiheadAttentionOptions o;
@@ -212,8 +222,9 @@ void modules(FuzzedDataProvider& in, const Tensor& a) {
       o.add_bias_kv = in.ConsumeBool();
       o.add_zero_attn = in.ConsumeBool();
       nn::MultiheadAttention mha(std::max<std::int64_t>(e, 2), in.ConsumeBool() ? 2 : 1, o, gen);
-      y = mha(a, a, a, Tensor(), in.ConsumeBool(), in.ConsumeBool() ? any_tensor(in, DType::Bool) : Tensor(),
-              true, in.ConsumeBool()).output;
+      y = mha(a, a, a, Tensor(), in.ConsumeBool(), in.ConsumeBool() ? any_tensor(in, DType::Bool) : Tensor(), true,
+              in.ConsumeBool())
+              .output;
       break;
     }
     default: {
@@ -250,7 +261,8 @@ void load_changed(FuzzedDataProvider& in) {
     text.assign(std::istreambuf_iterator<char>(f), {});
   }
   for (int i = 0, n = in.ConsumeIntegralInRange<int>(0, 4); i < n && !text.empty(); ++i)
-    text[in.ConsumeIntegralInRange<std::size_t>(0, text.size() - 1)] = static_cast<char>(in.ConsumeIntegral<std::uint8_t>());
+    text[in.ConsumeIntegralInRange<std::size_t>(0, text.size() - 1)] =
+        static_cast<char>(in.ConsumeIntegral<std::uint8_t>());
   if (in.ConsumeBool() && !text.empty()) text.resize(in.ConsumeIntegralInRange<std::size_t>(0, text.size() - 1));
   if (in.ConsumeBool()) text += in.ConsumeBytesAsString(in.ConsumeIntegralInRange<std::size_t>(0, 8));
   std::ofstream(path, std::ios::binary) << text;

@@ -61,23 +61,39 @@ Config draw(lg::Generator& g) {
 
 }  // namespace
 
-TEST_CASE("MultiheadAttention agrees with libtorch to 1e-10 in outputs, weights and every gradient over 60 random configurations") {
+TEST_CASE(
+    "MultiheadAttention agrees with libtorch to 1e-10 in outputs, weights and every gradient over 60 random "
+    "configurations") {
   torch::set_num_threads(1);
   lg::Generator g(2026);
   for (int trial = 0; trial < 60; ++trial) {
     const Config c = draw(g);
     const std::int64_t E = c.H * c.head_dim;
     CAPTURE(trial);
-    CAPTURE(c.L); CAPTURE(c.S); CAPTURE(c.N); CAPTURE(c.H); CAPTURE(E); CAPTURE(c.kvdim);
-    CAPTURE(c.bias); CAPTURE(c.add_bias_kv); CAPTURE(c.add_zero_attn); CAPTURE(c.average);
-    CAPTURE(c.float_mask); CAPTURE(c.padding_mask); CAPTURE(c.self_attention);
+    CAPTURE(c.L);
+    CAPTURE(c.S);
+    CAPTURE(c.N);
+    CAPTURE(c.H);
+    CAPTURE(E);
+    CAPTURE(c.kvdim);
+    CAPTURE(c.bias);
+    CAPTURE(c.add_bias_kv);
+    CAPTURE(c.add_zero_attn);
+    CAPTURE(c.average);
+    CAPTURE(c.float_mask);
+    CAPTURE(c.padding_mask);
+    CAPTURE(c.self_attention);
 
     lg::nn::MultiheadAttentionOptions o;
-    o.bias = c.bias, o.add_bias_kv = c.add_bias_kv, o.add_zero_attn = c.add_zero_attn, o.kdim = c.kvdim, o.vdim = c.kvdim;
+    o.bias = c.bias, o.add_bias_kv = c.add_bias_kv, o.add_zero_attn = c.add_zero_attn, o.kdim = c.kvdim,
+    o.vdim = c.kvdim;
     lg::nn::MultiheadAttention ours(E, c.H, o, g);
     torch::nn::MultiheadAttention theirs(torch::nn::MultiheadAttentionOptions(E, c.H)
-                                             .bias(c.bias).add_bias_kv(c.add_bias_kv).add_zero_attn(c.add_zero_attn)
-                                             .kdim(c.kvdim).vdim(c.kvdim));
+                                             .bias(c.bias)
+                                             .add_bias_kv(c.add_bias_kv)
+                                             .add_zero_attn(c.add_zero_attn)
+                                             .kdim(c.kvdim)
+                                             .vdim(c.kvdim));
     theirs->to(torch::kDouble);
 
     // The same weights in both, matched by torch's parameter names.

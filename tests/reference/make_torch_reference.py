@@ -65,7 +65,7 @@ CASES = {
         dict(x=randn(2, 3, 4)),
         lambda x: torch.log_softmax(x, dim=1).sum(dim=-1) - x.mean(),
     ),
-    # The second floor's operations, each against its torch namesake.
+    # The operations the later chapters use, each against its torch namesake.
     "gelu_exact_and_tanh": (
         dict(x=randn(3, 4)),
         lambda x: torch.nn.functional.gelu(x) + torch.nn.functional.gelu(0.7 * x, approximate="tanh"),
@@ -113,7 +113,7 @@ CASES = {
         lambda x, ids: torch.topk(x, 2, dim=1).values @ torch.nn.functional.embedding(ids, x)[:, :2].T
         + torch.index_select(x, 0, ids).sum(),
     ),
-    # The third floor's: cross-entropy over positions, and a Hessian-vector product (whose
+    # The losses and layers of the language models: cross-entropy over positions, and a Hessian-vector product (whose
     # gradient, taken by the checker, is a third derivative).
     "cross_entropy_over_positions_none": (
         dict(logits=randn(2, 3, 4), target=torch.tensor([[0, 2, 1, 2], [1, 1, 0, 2]])),

@@ -70,8 +70,7 @@ TEST_CASE("the first step from (0, 0) is -lr times the gradient there") {
                   "forgotten"
       : near(n) ? "your w moved n times as far: this points to a sum where the mean "
                   "belongs"
-      : near(-1.0)
-          ? "your w moved the other way: this points to a step up the gradient"
+      : near(-1.0) ? "your w moved the other way: this points to a step up the gradient"
       : step.w == 0.0 && step.b == 0.0
           ? "your line did not move: this points to an integer division, 2 / n "
             "with n an integer being 0"

@@ -76,7 +76,8 @@ TEST_CASE(
               "kept";
     CHECK_MESSAGE(s[0] != s[1], "the slope does not change at ", at,
                   ": a unit bends the output where its w x + b crosses zero, and only "
-                  "if both its weights are nonzero; ", why);
+                  "if both its weights are nonzero; ",
+                  why);
     CHECK_MESSAGE((at > -2 && at < 1), at, " is outside (-2, 1)");
   }
   CHECK(yours == std::vector<double>{-1, 0.25, 0.5});

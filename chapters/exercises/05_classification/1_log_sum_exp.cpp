@@ -42,10 +42,10 @@ TEST_CASE("it agrees with litgrad's logsumexp on rows of scores up to ±800") {
                   "an exponential overflowed, or every one underflowed: which "
                   "exponents do you compute? This points to shifted by the first "
                   "score, or to shifted by the smallest score");
-    CHECK_MESSAGE(std::fabs(yours - expected) <=
-                      8 * 0x1p-53 * (std::fabs(expected) + 1),
-                  "a result off by the row's largest score points to the shift not "
-                  "put back");
+    CHECK_MESSAGE(
+        std::fabs(yours - expected) <= 8 * 0x1p-53 * (std::fabs(expected) + 1),
+        "a result off by the row's largest score points to the shift not "
+        "put back");
   }
 }
 

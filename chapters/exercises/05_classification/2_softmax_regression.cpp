@@ -62,8 +62,8 @@ std::string score_gradient_problem(const Tensor& db) {
          "the classes; yours do not, which points to softmax along the wrong dimension";
 }
 
-std::string diagnosis(const std::string& name, const Tensor& yours,
-                      const Tensor& truth, double N) {
+std::string diagnosis(const std::string& name, const Tensor& yours, const Tensor& truth,
+                      double N) {
   if (yours.shape() != truth.shape())
     return name + " has shape " + to_string(yours.shape()) + ", its parameter's is " +
            to_string(truth.shape());

@@ -71,8 +71,9 @@ Tensor causal_mask(std::int64_t length);  // [length, length]
 // %%
 // The tests.
 
-TEST_CASE("the mask is 0 on and below the diagonal and -inf above it, "
-          "for lengths 1 to 8") {
+TEST_CASE(
+    "the mask is 0 on and below the diagonal and -inf above it, "
+    "for lengths 1 to 8") {
   for (std::int64_t L = 8; L >= 1; --L) {  // the longest first: it tells most
     const Tensor mask = causal_mask(L);
     REQUIRE(mask.shape() == Shape{L, L});

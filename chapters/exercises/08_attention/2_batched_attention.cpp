@@ -83,16 +83,19 @@ Tensor attended(const Tensor& X) {
   } catch (const ShapeError& e) {
     const std::string swapped = to_string(transpose(X, 0, 1).shape());
     if (std::string(e.what()).find(swapped) != std::string::npos)
-      FAIL("matmul got ", swapped, ", X with its sentences and tokens swapped: this "
+      FAIL("matmul got ", swapped,
+           ", X with its sentences and tokens swapped: this "
            "points to the batch dimension transposed, where each sentence's own map "
-           "needs its tokens and features swapped (", e.what(), ")");
+           "needs its tokens and features swapped (",
+           e.what(), ")");
     throw;
   }
 }
 }  // namespace
 
-TEST_CASE("each sentence's output equals section 1's attention of that sentence "
-          "alone") {
+TEST_CASE(
+    "each sentence's output equals section 1's attention of that sentence "
+    "alone") {
   Generator gen(2);
   const Tensor X = randn({3, 5, 4}, gen);  // 3 sentences of 5 tokens of 4 features
   const Tensor out = attended(X);
@@ -108,15 +111,15 @@ TEST_CASE("each sentence's output equals section 1's attention of that sentence 
   CHECK(worst <= 1e-14);
 }
 
-TEST_CASE("sentences do not mix: changing sentence 1 leaves sentence 0's output "
-          "exactly as it was") {
+TEST_CASE(
+    "sentences do not mix: changing sentence 1 leaves sentence 0's output "
+    "exactly as it was") {
   Generator gen(3);
   const Tensor X = randn({2, 4, 3}, gen);
   const Tensor changed = cat({slice(X, 0, 0, 1), randn({1, 4, 3}, gen)}, 0);
   const Tensor before = select(attended(X), 0, 0);
   const Tensor after = select(attended(changed), 0, 0);
-  const std::string why =
-      exercise::quietly(mistake_behind, X, attended(X));
+  const std::string why = exercise::quietly(mistake_behind, X, attended(X));
   INFO(why);
   INFO("largest change in sentence 0's output: ", largest_gap(after, before));
   CHECK(largest_gap(after, before) == 0.0);
@@ -126,8 +129,9 @@ TEST_CASE("sentences do not mix: changing sentence 1 leaves sentence 0's output 
 // once more, and their sum adds at most 4u of the total, so every output is within
 // 6u |x| of the token x; the test allows 8u.
 
-TEST_CASE("a token's weights sum to one: in a sentence of one repeated token, every "
-          "output is that token, to within 8u of its size") {
+TEST_CASE(
+    "a token's weights sum to one: in a sentence of one repeated token, every "
+    "output is that token, to within 8u of its size") {
   Generator gen(4);
   const Tensor tokens = randn({2, 1, 4}, gen);  // one token for each sentence
   const Tensor X = tokens * ones({2, 5, 1});    // 2 sentences, each its token 5 times

@@ -128,8 +128,9 @@ HeadWeights lookup_head();
 // %%
 // The tests.
 
-TEST_CASE("every token puts over 0.99 of its weight on the token of the colour it "
-          "wants") {
+TEST_CASE(
+    "every token puts over 0.99 of its weight on the token of the colour it "
+    "wants") {
   const HeadWeights h = lookup_head();
   REQUIRE(shaped_right(h));
   Generator gen(1);
@@ -142,8 +143,9 @@ TEST_CASE("every token puts over 0.99 of its weight on the token of the colour i
   CHECK(least > 0.99);
 }
 
-TEST_CASE("the last feature of every output is the value of the token asked for, "
-          "within 0.01") {
+TEST_CASE(
+    "the last feature of every output is the value of the token asked for, "
+    "within 0.01") {
   const HeadWeights h = lookup_head();
   REQUIRE(shaped_right(h));
   Generator gen(2);
@@ -153,12 +155,14 @@ TEST_CASE("the last feature of every output is the value of the token asked for,
   const Tensor own_values = select(b.tokens, -1, kWidth - 1);  // [256, 6]
   std::string why;
   if (max(abs(l.answer)).item() == 0.0)
-    why = "every answer is 0: the value never reaches the output's last feature (what "
-          "do W_v and W_o do with feature 12?); this points to the value carried to "
-          "the wrong feature";
+    why =
+        "every answer is 0: the value never reaches the output's last feature (what "
+        "do W_v and W_o do with feature 12?); this points to the value carried to "
+        "the wrong feature";
   else if (max(abs(l.answer - own_values)).item() < 0.01)
-    why = "the answers are the tokens' own values: the weight is not on the token "
-          "asked for";
+    why =
+        "the answers are the tokens' own values: the weight is not on the token "
+        "asked for";
   INFO(why);
   INFO("the largest error of an answer: ", worst);
   CHECK(worst < 0.01);

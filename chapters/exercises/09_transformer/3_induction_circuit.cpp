@@ -85,7 +85,7 @@ void set_induction_circuit(nn::MultiheadAttention& layer1,
 namespace {
 struct Run {
   int right = 0;
-  double smallest_previous = 1;   // layer 1: least weight of a position t ≥ 1 on t - 1
+  double smallest_previous = 1;  // layer 1: least weight of a position t ≥ 1 on t - 1
   double smallest_successor = 1;  // layer 2: least weight of the last token on c + 1
   int previous_wins = 0, self_wins = 0;   // where layer 1's largest weight is, t ≥ 1
   int successor_wins = 0, copy_wins = 0;  // where layer 2's is, for copies c ≥ 1
@@ -115,8 +115,8 @@ Run run_circuit(const Induction& test) {
   const auto a2 = layer2(x, x, x, Tensor(), true, mask, true, true);
   x = x + a2.output;
   const Tensor last = select(x, 1, kLength - 1);  // [n, 60]
-  const Tensor scores = slice(last, 1, kAnswerSlot, kAnswerSlot + kVocab) -
-                        slice(last, 1, 0, kVocab);
+  const Tensor scores =
+      slice(last, 1, kAnswerSlot, kAnswerSlot + kVocab) - slice(last, 1, 0, kVocab);
   const Tensor predicted = argmax(scores, 1);
   Run run;
   for (std::int64_t i = 0; i < n; ++i) {
@@ -185,9 +185,9 @@ TEST_CASE(
     "layer 1 puts more than 0.99 of each position's weight on the one before it") {
   const Run& r = the_run();
   INFO(circuit_problem(r));
-  CHECK_MESSAGE(r.smallest_previous > 0.99,
-                "the least weight of a position on the one before it is "
-                    << r.smallest_previous);
+  CHECK_MESSAGE(
+      r.smallest_previous > 0.99,
+      "the least weight of a position on the one before it is " << r.smallest_previous);
 }
 
 TEST_CASE(

@@ -35,8 +35,8 @@ void set_induction_circuit(nn::MultiheadAttention& layer1,
   // Layer 2, the induction head: the current token looks for itself among the
   // previous-token slots, and copies the token of the position that holds it.
   for (std::int64_t i = 0; i < kVocab; ++i) {
-    put(layer2.in_proj_weight, i, kToken + i, kSharp);          // query: my token
-    put(layer2.in_proj_weight, kWidth + i, kPrevious + i, 1.0);  // key: token before
+    put(layer2.in_proj_weight, i, kToken + i, kSharp);            // query: my token
+    put(layer2.in_proj_weight, kWidth + i, kPrevious + i, 1.0);   // key: token before
     put(layer2.in_proj_weight, 2 * kWidth + i, kToken + i, 1.0);  // value: my token
     put(layer2.out_proj.weight, kAnswer + i, i, 1.0);  // into the answer slot
   }

@@ -47,8 +47,7 @@ std::string probability_problem(std::int64_t a, std::int64_t b) {
   const double yours = bigram_probability(counts, a, b), n = counts[a * 27 + b];
   const auto is = [&](double v) { return std::fabs(yours - v) < 1e-16; };
   if (is((n + 1) / (row + 27))) return "";
-  if (is(n / row))
-    return "yours is N_ab / N_a: this points to no smoothing";
+  if (is(n / row)) return "yours is N_ab / N_a: this points to no smoothing";
   if (is((n + 1) / (row + 1)))
     return "yours adds 1 to the pair's count and 1 to the total: this points to the "
            "row total grown by 1 instead of 27";

@@ -55,16 +55,18 @@ TEST_CASE(
   const Merge m = merge_step(tokens, 256);
   CHECK(m.left == 'a');
   CHECK(m.right == 'a');
-  INFO("counted with overlaps, each run of three a's would give aa twice: 6 points "
-       "to overlapping pairs counted twice in 'aaa'");
+  INFO(
+      "counted with overlaps, each run of three a's would give aa twice: 6 points "
+      "to overlapping pairs counted twice in 'aaa'");
   CHECK(m.count == 3);
 }
 
 TEST_CASE("ties go to the pair with the smaller left id, then the smaller right id") {
   std::vector<std::int64_t> first = {5, 6, 7, 5, 6, 7};  // (5,6) and (6,7) both twice
   const Merge a = merge_step(first, 100);
-  INFO("of (5,6) and (6,7), each counted twice, the smaller left id is 5: (6,7) "
-       "points to ties go to the last pair seen");
+  INFO(
+      "of (5,6) and (6,7), each counted twice, the smaller left id is 5: (6,7) "
+      "points to ties go to the last pair seen");
   CHECK(a.left == 5);
   CHECK(a.right == 6);
   // (3,9), (9,3) and (3,4) twice each:

@@ -60,14 +60,16 @@ std::vector<int> bytes(const std::string& s) {
 
 TEST_CASE("A is the one byte 0x41, é (U+00E9) the two bytes C3 A9") {
   CHECK(bytes(utf8(0x41)) == std::vector<int>{0x41});
-  INFO("two bytes: a lead byte 110xxxxx, then a continuation byte 10xxxxxx; a second "
-       "byte below 0x80 points to continuation bytes without their 10 marker");
+  INFO(
+      "two bytes: a lead byte 110xxxxx, then a continuation byte 10xxxxxx; a second "
+      "byte below 0x80 points to continuation bytes without their 10 marker");
   CHECK(bytes(utf8(0xE9)) == std::vector<int>{0xC3, 0xA9});
 }
 
 TEST_CASE("the dash — (U+2014) is E2 80 94 and 東 (U+6771) is E6 9D B1") {
-  INFO("three bytes: a lead byte 1110xxxx, then two continuation bytes 10xxxxxx; a "
-       "lead byte 110xxxxx points to a three-byte character led by a two-byte lead");
+  INFO(
+      "three bytes: a lead byte 1110xxxx, then two continuation bytes 10xxxxxx; a "
+      "lead byte 110xxxxx points to a three-byte character led by a two-byte lead");
   CHECK(bytes(utf8(0x2014)) == std::vector<int>{0xE2, 0x80, 0x94});
   CHECK(bytes(utf8(0x6771)) == std::vector<int>{0xE6, 0x9D, 0xB1});
 }
@@ -98,8 +100,8 @@ TEST_CASE(
     REQUIRE(s.size() >= 2);
     char32_t decoded = static_cast<unsigned char>(s[0]) & (0x7F >> s.size());
     for (std::size_t i = 1; i < s.size(); ++i) {
-      CHECK_MESSAGE((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80,
-                    "byte ", i, " is not 10xxxxxx: a byte 11xxxxxx in the middle of "
+      CHECK_MESSAGE((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80, "byte ", i,
+                    " is not 10xxxxxx: a byte 11xxxxxx in the middle of "
                     "three points to the middle six bits not cut to six");
       decoded = decoded << 6 | (static_cast<unsigned char>(s[i]) & 0x3F);
     }

@@ -62,8 +62,9 @@ std::string what_is_wrong_with_abc(const Ids& ids) {
 
 // %%
 
-TEST_CASE("merges are replayed in the order they were learned, not in the order their "
-          "pairs occur in the piece") {
+TEST_CASE(
+    "merges are replayed in the order they were learned, not in the order their "
+    "pairs occur in the piece") {
   const Merges merges = {{'b', 'c'}, {'a', 'b'}};  // (b, c) is 256, (a, b) is 257
   const Ids abc = encode_piece("abc", merges);
   const std::string why = what_is_wrong_with_abc(abc);
@@ -73,29 +74,33 @@ TEST_CASE("merges are replayed in the order they were learned, not in the order 
   CHECK(encode_piece("abab", merges) == Ids{257, 257});
 }
 
-TEST_CASE("every occurrence of a pair is replaced, and a replaced pair's right token "
-          "is used up") {
+TEST_CASE(
+    "every occurrence of a pair is replaced, and a replaced pair's right token "
+    "is used up") {
   const Merges merges = {{'a', 'b'}, {'a', 'a'}};
   INFO("ababab holds (a, b) three times; in aaa only one (a, a) can be replaced");
   CHECK(encode_piece("ababab", merges) == Ids{256, 256, 256});
   CHECK(encode_piece("aaa", merges) == Ids{257, 'a'});
 }
 
-TEST_CASE("a later merge builds on an earlier merge's token, whose id is 256 plus its "
-          "number") {
+TEST_CASE(
+    "a later merge builds on an earlier merge's token, whose id is 256 plus its "
+    "number") {
   const Merges merges = {{'a', 'b'}, {256, 'c'}};  // ab is 256, abc is 257
   CHECK(encode_piece("abcab", merges) == Ids{257, 256});
   CHECK(encode_piece("c", merges) == Ids{'c'});
 }
 
-TEST_CASE("bytes of 128 or more, the pieces of characters outside ASCII, are the ids "
-          "128 to 255") {
+TEST_CASE(
+    "bytes of 128 or more, the pieces of characters outside ASCII, are the ids "
+    "128 to 255") {
   CHECK_MESSAGE((encode_piece("caf\xc3\xa9", {}) == Ids{'c', 'a', 'f', 0xC3, 0xA9}),
                 "a negative id points to bytes read as signed char");
 }
 
-TEST_CASE("on every piece of a text, the ids equal BPETokenizer::encode's, with a "
-          "tokenizer trained on that text") {
+TEST_CASE(
+    "on every piece of a text, the ids equal BPETokenizer::encode's, with a "
+    "tokenizer trained on that text") {
   const std::string text =
       "the cat sat on the mat; the rat sat on the hat, and the cat ate the rat's hat.";
   litgrad::BPETokenizer tokenizer;

@@ -1,9 +1,12 @@
-// The values every operation computes, checked by hand or against plain loops, and the errors
-// of misuse. Their gradients are checked in test_gradcheck_ops.cpp.
+// The values every operation computes, checked by hand, against plain loops or against what
+// torch's documentation promises (ties, NaN, ignored rows, empty inputs), and the errors of
+// misuse. Their values and gradients against torch itself are in test_torch_reference.cpp; their
+// gradients against finite differences in test_gradcheck_ops.cpp.
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <set>
 
 #include <litgrad/kernels/exp.hpp>
 #include <litgrad/litgrad.hpp>
@@ -14,14 +17,15 @@ using namespace litgrad;
 
 TEST_CASE("arithmetic broadcasts by torch's rule") {
   const Tensor a = tensor({1, 2}, {2, 1});
-  const Tensor b = tensor({10, 20, 30});      // [3]
+  const Tensor b = tensor({10, 20, 30});  // [3]
   CHECK(test::identical(a + b, tensor({{11, 21, 31}, {12, 22, 32}})));
   CHECK(test::identical(a * b, tensor({{10, 20, 30}, {20, 40, 60}})));
   CHECK(test::identical(b - a, tensor({{9, 19, 29}, {8, 18, 28}})));
   CHECK(test::identical(b / 10.0, tensor({1, 2, 3})));
   CHECK(test::identical(2.0 - b, tensor({-8, -18, -28})));
   CHECK(broadcast_shapes("add", {2, 1, 3}, {4, 1}) == Shape{2, 4, 3});
-  CHECK_THROWS_WITH_AS(ones({2, 3}) + ones({4}), "add: shapes [2,3] and [4] do not broadcast (sizes 3 and 4 at dimension 1)", ShapeError);
+  CHECK_THROWS_WITH_AS(ones({2, 3}) + ones({4}),
+                       "add: shapes [2,3] and [4] do not broadcast (sizes 3 and 4 at dimension 1)", ShapeError);
 }
 
 TEST_CASE("the elementwise functions compute what their names say") {
@@ -53,7 +57,9 @@ TEST_CASE("comparisons give Bool tensors, and the logical operations combine the
   CHECK(test::identical(logical_not(lt(a, b)), ge(a, b)));
   CHECK(test::identical(logical_and(le(a, b), ge(a, b)), eq(a, b)));
   CHECK(test::identical(logical_or(lt(a, b), gt(a, b)), ne(a, b)));
-  CHECK_THROWS_WITH_AS(logical_not(a), doctest::Contains("logical_not: the input must be a Bool tensor, got Float64 of shape [3]"), ValueError);
+  CHECK_THROWS_WITH_AS(logical_not(a),
+                       doctest::Contains("logical_not: the input must be a Bool tensor, got Float64 of shape [3]"),
+                       ValueError);
 }
 
 TEST_CASE("where picks elementwise, and masked_fill writes its value where the mask is true") {
@@ -62,13 +68,16 @@ TEST_CASE("where picks elementwise, and masked_fill writes its value where the m
   const Tensor scores = tensor({{1, 2, 3}, {4, 5, 6}});
   const Tensor m = masked_fill(scores, mask, -INFINITY);
   CHECK(test::identical(m, tensor({{-INFINITY, 2, -INFINITY}, {-INFINITY, 5, -INFINITY}})));
-  CHECK_THROWS_WITH_AS(masked_fill(scores, tensor({1, 0, 1}), 0.0), doctest::Contains("masked_fill: the mask must be a Bool tensor, got Float64"), ValueError);
+  CHECK_THROWS_WITH_AS(masked_fill(scores, tensor({1, 0, 1}), 0.0),
+                       doctest::Contains("masked_fill: the mask must be a Bool tensor, got Float64"), ValueError);
   CHECK_THROWS_WITH_AS(masked_fill(ones({3}), tensor({1, 0, 1, 1, 0, 1}, {2, 3}, DType::Bool), 0.0),
                        "masked_fill: mask of shape [2,3] does not broadcast to the input's shape [3]", ShapeError);
-  CHECK_THROWS_WITH_AS(where(tensor({1.0}), ones({1}), ones({1})), doctest::Contains("where: the condition must be a Bool tensor"), ValueError);
+  CHECK_THROWS_WITH_AS(where(tensor({1.0}), ones({1}), ones({1})),
+                       doctest::Contains("where: the condition must be a Bool tensor"), ValueError);
 }
 
-TEST_CASE("where sends exactly zero gradient to the branch it did not pick, even where that branch is infinite or NaN") {
+TEST_CASE(
+    "where sends exactly zero gradient to the branch it did not pick, even where that branch is infinite or NaN") {
   Tensor a = tensor({1, 2}).requires_grad_(), b = tensor({INFINITY, NAN}).requires_grad_();
   sum(where(tensor({0, 1}, {2}, DType::Bool), a, b) * 3.0).backward();
   CHECK(test::identical(a.grad(), tensor({0, 3})));
@@ -96,7 +105,9 @@ TEST_CASE("matmul agrees with the triple loop, batched and broadcast") {
   CHECK(worst <= 1.0);
 }
 
-TEST_CASE("matmul computes each element from its own row and column only: equal rows or columns give bit-identical results wherever they sit") {
+TEST_CASE(
+    "matmul computes each element from its own row and column only: equal rows or columns give bit-identical results "
+    "wherever they sit") {
   // Attention's exact claims (equal tokens get equal weights, permuting tokens permutes the
   // output) need this of the product itself, whatever the sizes and wherever the rows fall.
   Generator gen(12);
@@ -108,14 +119,16 @@ TEST_CASE("matmul computes each element from its own row and column only: equal 
     CAPTURE(m);
     Tensor a = randn({n, k}, gen), b = randn({k, m}, gen);
     const std::int64_t r0 = gen.randint(0, n), r1 = gen.randint(0, n), c0 = gen.randint(0, m), c1 = gen.randint(0, m);
-    std::copy_n(a.data() + r0 * k, k, a.data() + r1 * k);                             // row r1 := row r0
+    std::copy_n(a.data() + r0 * k, k, a.data() + r1 * k);                              // row r1 := row r0
     for (std::int64_t i = 0; i < k; ++i) b.data()[i * m + c1] = b.data()[i * m + c0];  // column c1 := column c0
     const Tensor c = matmul(a, b);
     CHECK(test::identical(select(c, 0, r0), select(c, 0, r1)));
     CHECK(test::identical(select(c, 1, c0), select(c, 1, c1)));
     // And a permutation of the rows of a permutes the rows of the product, bit for bit.
     const Tensor p = reshape(randperm(n, gen), {n, 1});
-    auto rows_by = [&](std::int64_t width) { return to(p * ones({1, width}), DType::Int64); };  // [n, width]: row i picks row p[i]
+    auto rows_by = [&](std::int64_t width) {
+      return to(p * ones({1, width}), DType::Int64);
+    };  // [n, width]: row i picks row p[i]
     CHECK(test::identical(matmul(gather(a, 0, rows_by(k)), b), gather(c, 0, rows_by(m))));
     // Every column of B the same: every column of the product the same, whichever of GEMM's
     // tiles (or kernels) it falls in; likewise every row of A.
@@ -143,11 +156,13 @@ TEST_CASE("matmul of empty operands gives an empty or all-zero product, as torch
 }
 
 TEST_CASE("matmul names both shapes when they do not fit") {
-  CHECK_THROWS_WITH_AS(matmul(ones({2, 3}), ones({4, 5})), "matmul: [2,3] @ [4,5]: inner sizes 3 and 4 differ", ShapeError);
+  CHECK_THROWS_WITH_AS(matmul(ones({2, 3}), ones({4, 5})), "matmul: [2,3] @ [4,5]: inner sizes 3 and 4 differ",
+                       ShapeError);
   CHECK_THROWS_WITH_AS(matmul(ones({3}), ones({4})), "matmul: [3] @ [4]: inner sizes 3 and 4 differ", ShapeError);
   CHECK_THROWS_WITH_AS(matmul(ones({2, 2, 3}), ones({3, 3, 1})),
                        "matmul: [2,2,3] @ [3,3,1]: batch dimensions [2] and [3] do not broadcast", ShapeError);
-  CHECK_THROWS_WITH_AS(matmul(scalar_tensor(1), ones({2})), "matmul: [] @ [2]: both operands need at least one dimension", ShapeError);
+  CHECK_THROWS_WITH_AS(matmul(scalar_tensor(1), ones({2})),
+                       "matmul: [] @ [2]: both operands need at least one dimension", ShapeError);
 }
 
 TEST_CASE("sum and mean reduce the listed dimensions, keeping them as size 1 with keepdim") {
@@ -158,7 +173,10 @@ TEST_CASE("sum and mean reduce the listed dimensions, keeping them as size 1 wit
   CHECK(test::identical(sum(x, {0, 2}), tensor({60, 92, 124})));
   CHECK(test::identical(mean(x, {-1}), tensor({{1.5, 5.5, 9.5}, {13.5, 17.5, 21.5}})));
   CHECK(std::isnan(mean(zeros({0})).item()));
-  CHECK_THROWS_WITH_AS(sum(x, {3}), doctest::Contains("sum: dimension 3 is out of range for a tensor with 3 dimensions (expected [-3, 2])"), IndexError);
+  CHECK_THROWS_WITH_AS(
+      sum(x, {3}),
+      doctest::Contains("sum: dimension 3 is out of range for a tensor with 3 dimensions (expected [-3, 2])"),
+      IndexError);
   CHECK_THROWS_WITH_AS(sum(x, {1, -2}), "sum: dimension -2 appears twice in the list", ShapeError);
 }
 
@@ -171,7 +189,8 @@ TEST_CASE("max returns the values and the first position of each maximum, and a 
   CHECK(std::isnan(n.values.item()));
   CHECK(n.indices.item() == 1);
   CHECK(max(tensor({{1, 5}, {7, 2}})).item() == 7);
-  CHECK_THROWS_WITH_AS(max(zeros({2, 0}), 1), "max: cannot reduce over dimension 1 of size 0 (shape [2,0])", ValueError);
+  CHECK_THROWS_WITH_AS(max(zeros({2, 0}), 1), "max: cannot reduce over dimension 1 of size 0 (shape [2,0])",
+                       ValueError);
   CHECK_THROWS_WITH_AS(max(zeros({0})), "max: cannot reduce an empty tensor of shape [0]", ValueError);
 }
 
@@ -216,7 +235,9 @@ TEST_CASE("softmax rows are probability distributions") {
   }
 }
 
-TEST_CASE("softmax along the last dimension, many rows at a time, gives the bits of softmax along a strided one, slice by slice") {
+TEST_CASE(
+    "softmax along the last dimension, many rows at a time, gives the bits of softmax along a strided one, slice by "
+    "slice") {
   // Contiguous rows take softmax_rows (a block's exponentials in one stream); strided slices
   // take softmax_slice (which also leaves out trailing -inf). Rows of 1 to 70 elements, more
   // than one block of 32 rows, with -inf tails (a causal mask), whole -inf rows, NaN and inf.
@@ -347,7 +368,8 @@ TEST_CASE("select and slice follow Python's indexing, negative positions include
   CHECK(test::identical(slice(x, 1, 1, -1), tensor({{1, 2}, {5, 6}, {9, 10}})));
   CHECK(test::identical(slice(x, 1, 0, 100, 3), tensor({{0, 3}, {4, 7}, {8, 11}})));
   CHECK(slice(x, 0, 2, 1).shape() == Shape{0, 4});
-  CHECK_THROWS_WITH_AS(select(x, 0, 3), "select: index 3 is out of range for dimension 0 of size 3 (shape [3,4])", IndexError);
+  CHECK_THROWS_WITH_AS(select(x, 0, 3), "select: index 3 is out of range for dimension 0 of size 3 (shape [3,4])",
+                       IndexError);
   CHECK_THROWS_WITH_AS(slice(x, 0, 0, 2, 0), "slice: step must be positive, got 0", ValueError);
 }
 
@@ -355,8 +377,10 @@ TEST_CASE("gather picks along a dimension by Int64 indices, as torch.gather") {
   const Tensor x = tensor({{1, 2, 3}, {4, 5, 6}});
   CHECK(test::identical(gather(x, 1, tensor({2, 0, 1, 1}, {2, 2}, DType::Int64)), tensor({{3, 1}, {5, 5}})));
   CHECK(test::identical(gather(x, 0, tensor({1, 0, 1}, {1, 3}, DType::Int64)), tensor({{4, 2, 6}})));
-  CHECK_THROWS_WITH_AS(gather(x, 1, tensor({3, 0}, {2, 1})), "gather: index must be an Int64 tensor, got Float64", ValueError);
-  CHECK_THROWS_WITH_AS(gather(x, 1, tensor({3, 0}, {2, 1}, DType::Int64)), "gather: index 3 is out of range for dimension 1 of size 3", IndexError);
+  CHECK_THROWS_WITH_AS(gather(x, 1, tensor({3, 0}, {2, 1})), "gather: index must be an Int64 tensor, got Float64",
+                       ValueError);
+  CHECK_THROWS_WITH_AS(gather(x, 1, tensor({3, 0}, {2, 1}, DType::Int64)),
+                       "gather: index 3 is out of range for dimension 1 of size 3", IndexError);
   CHECK_THROWS_WITH_AS(gather(x, 1, tensor({0, 0}, {2}, DType::Int64)),
                        "gather: index of shape [2] must have as many dimensions as the input [2,3]", ShapeError);
 }
@@ -375,10 +399,13 @@ TEST_CASE("mse_loss is the mean squared difference and refuses shapes that diffe
   CHECK(mse_loss(tensor({1, 2}), tensor({0, 4})).item() == 2.5);  // (1 + 4) / 2
   CHECK(mse_loss(tensor({1, 2}), tensor({0, 4}), Reduction::Sum).item() == 5.0);
   CHECK(test::identical(mse_loss(tensor({1, 2}), tensor({0, 4}), Reduction::None), tensor({1, 4})));
-  CHECK_THROWS_WITH_AS(mse_loss(ones({4, 1}), ones({4})), "mse_loss: input of shape [4,1] and target of shape [4] differ", ShapeError);
+  CHECK_THROWS_WITH_AS(mse_loss(ones({4, 1}), ones({4})),
+                       "mse_loss: input of shape [4,1] and target of shape [4] differ", ShapeError);
 }
 
-TEST_CASE("log_softmax and cross_entropy stay exact and finite for scores of +-1000: a shift of every score changes nothing") {
+TEST_CASE(
+    "log_softmax and cross_entropy stay exact and finite for scores of +-1000: a shift of every score changes "
+    "nothing") {
   // Row 0's target has the largest score: its loss is log(1 + e^-1 + e^-2000), which is
   // log(1 + e^-1) in double precision. Row 1's target is 0.5 below the row's best score, so
   // its loss is 0.5 + log(1 + e^-0.5 + e^-1.5). Computed without the max shift, e^1000
@@ -402,8 +429,179 @@ TEST_CASE("cross_entropy is minus the log-probability of each row's target class
   // Row 0: p = (1, 1, 2) / 4, target 2 -> -log(1/2). Row 1: uniform over 3 -> -log(1/3).
   const Tensor target = tensor({2, 0}, {2}, DType::Int64);
   CHECK(cross_entropy(logits, target).item() == doctest::Approx((std::log(2.0) + std::log(3.0)) / 2).epsilon(1e-15));
-  CHECK(cross_entropy(tensor({1, 1}), tensor({1}, {}, DType::Int64)).item() == doctest::Approx(std::log(2.0)).epsilon(1e-15));
-  CHECK_THROWS_WITH_AS(cross_entropy(logits, tensor({2, 0})), doctest::Contains("cross_entropy: input of shape [2,3] and probability target of shape [2] do not fit"), ShapeError);
-  CHECK_THROWS_WITH_AS(cross_entropy(logits, tensor({3, 0}, {2}, DType::Int64)), "cross_entropy: target class 3 is out of range for 3 classes", IndexError);
-  CHECK_THROWS_WITH_AS(cross_entropy(logits, tensor({0}, {1}, DType::Int64)), doctest::Contains("cross_entropy: input of shape [2,3] and target of shape [1] do not fit"), ShapeError);
+  CHECK(cross_entropy(tensor({1, 1}), tensor({1}, {}, DType::Int64)).item() ==
+        doctest::Approx(std::log(2.0)).epsilon(1e-15));
+  CHECK_THROWS_WITH_AS(
+      cross_entropy(logits, tensor({2, 0})),
+      doctest::Contains("cross_entropy: input of shape [2,3] and probability target of shape [2] do not fit"),
+      ShapeError);
+  CHECK_THROWS_WITH_AS(cross_entropy(logits, tensor({3, 0}, {2}, DType::Int64)),
+                       "cross_entropy: target class 3 is out of range for 3 classes", IndexError);
+  CHECK_THROWS_WITH_AS(cross_entropy(logits, tensor({0}, {1}, DType::Int64)),
+                       doctest::Contains("cross_entropy: input of shape [2,3] and target of shape [1] do not fit"),
+                       ShapeError);
+}
+
+TEST_CASE("linspace hits both ends exactly and spaces the points as torch") {
+  CHECK(test::identical(linspace(-1, 1, 5), tensor({-1, -0.5, 0, 0.5, 1})));
+  const Tensor t = linspace(0, 1, 7);
+  CHECK(t.at({0}) == 0.0);
+  CHECK(t.at({6}) == 1.0);
+  CHECK(t.numel() == 7);
+  // Counted up from 0 alone, the last of 50 points would be 49 · (1/49) = 0.9999999999999999.
+  CHECK(linspace(0, 1, 50).at({49}) == 1.0);
+  CHECK(linspace(3, 5, 1).at({0}) == 3.0);
+  CHECK(linspace(3, 5, 0).numel() == 0);
+}
+
+TEST_CASE("one_hot puts a 1 at each index, and one_hot(ids) @ weight is the embedding of ids, bit for bit") {
+  const Tensor ids = tensor({2, 0, 2}, {3}, DType::Int64);
+  const Tensor h = one_hot(ids, 4);
+  CHECK(h.dtype() == DType::Int64);
+  CHECK(test::identical(to(h, DType::Float64), tensor({{0, 0, 1, 0}, {1, 0, 0, 0}, {0, 0, 1, 0}})));
+  CHECK(one_hot(ids).shape() == Shape{3, 3});
+  Generator gen(1);
+  const Tensor w = randn({4, 5}, gen);
+  // Each element of the product adds one 1·w and three 0·w: adding zeros changes nothing.
+  CHECK(test::identical(matmul(to(h, DType::Float64), w), nn::embedding(ids, w)));
+  CHECK_THROWS_WITH_AS(one_hot(ids, 2), "one_hot: index 2 is out of range for 2 classes", IndexError);
+}
+
+TEST_CASE("argmax, argmin, min and topk give the first of tied positions, and a NaN wins as in torch") {
+  const Tensor x = tensor({{1, 3, 3, 0}, {2, 2, -1, -1}});
+  CHECK(test::identical(argmax(x, 1), tensor({1, 0}, {2}, DType::Int64)));
+  CHECK(test::identical(argmin(x, 1), tensor({3, 2}, {2}, DType::Int64)));
+  CHECK(argmax(x).item() == 1);
+  CHECK(min(x).item() == -1);
+  CHECK(std::isnan(min(tensor({1, NAN, -5})).item()));
+  const auto top = topk(tensor({4, NAN, 4, 1, 9}), 3);
+  CHECK(std::isnan(top.values.at({0})));
+  CHECK(test::identical(top.indices, tensor({1, 4, 0}, {3}, DType::Int64)));
+  const auto low = topk(tensor({4, 2, 4, 1}), 2, 0, false);
+  CHECK(test::identical(low.values, tensor({1, 2})));
+  CHECK_THROWS_WITH_AS(topk(x, 5, 1), doctest::Contains("topk: k = 5 is out of range for dimension 1 of size 4"),
+                       ValueError);
+  // No elements, as torch: the shapes with k along dim, and nothing read (a fuzzer finding).
+  CHECK(topk(zeros({2, 0, 3}), 0, 1).values.shape() == Shape{2, 0, 3});
+  CHECK(topk(zeros({0, 3}), 2, 1).indices.shape() == Shape{0, 2});
+  CHECK(topk(zeros({3, 2}), 0, 1).values.shape() == Shape{3, 0});
+}
+
+TEST_CASE(
+    "var divides by N - correction as torch 1.13: correction 1 (unbiased, the default) or 0, and a bool means the "
+    "same") {
+  const Tensor x = tensor({1, 2, 3, 4});
+  CHECK(var(x).item() == doctest::Approx(5.0 / 3).epsilon(1e-15));
+  CHECK(var(x, {}, 0).item() == 1.25);
+  CHECK(var(x, {}, false).item() == 1.25);
+  CHECK(var(x, {}, true).item() == var(x).item());
+  CHECK(litgrad::std(x, {}, 0).item() == std::sqrt(1.25));
+  CHECK(std::isnan(var(tensor({7})).item()));  // N - 1 = 0, as torch
+}
+
+TEST_CASE("norm's gradient at the zero vector is 0, as torch's, not NaN") {
+  const Tensor x = zeros({3}).requires_grad_();
+  const Tensor n = norm(x);
+  CHECK(n.item() == 0.0);
+  n.backward();
+  CHECK(test::identical(x.grad(), zeros({3})));
+  CHECK(norm(tensor({3, -4})).item() == 5.0);
+  CHECK(norm(tensor({3, -4}), 1).item() == 7.0);
+  CHECK(norm(tensor({3, -4}), INFINITY).item() == 4.0);
+}
+
+TEST_CASE(
+    "logsumexp, the losses and softmax stay exact and finite for scores of +-1000: shifting the scores changes "
+    "nothing") {
+  // Every score and shift below is a small integer or half-integer, exact in double precision,
+  // so the shifted scores have the same differences from their maximum, and the same bits.
+  const Tensor scores = tensor({{1000, 999, -1000}, {-999.5, -1000, -1001}});
+  const Tensor shift = tensor({-1000, 1000}, {2, 1});
+  const Tensor target = tensor({0, 2}, {2}, DType::Int64);
+  CHECK(logsumexp(scores, 1).at({0}) == 1000 + std::log1p(std::exp(-1.0) + std::exp(-2000.0)));
+  CHECK(test::identical(logsumexp(scores + shift, 1) - tensor({-1000, 1000}), logsumexp(scores, 1)));
+  CHECK(test::identical(softmax(scores + shift, 1), softmax(scores, 1)));
+  CrossEntropyOptions smooth;
+  smooth.label_smoothing = 0.1, smooth.reduction = Reduction::None;
+  CHECK(test::identical(cross_entropy(scores + shift, target, smooth), cross_entropy(scores, target, smooth)));
+  const Tensor probs = tensor({{0.5, 0.25, 0.25}, {0, 0, 1}});
+  CHECK(test::identical(cross_entropy(scores + shift, probs, Reduction::None),
+                        cross_entropy(scores, probs, Reduction::None)));
+  for (double v : cross_entropy(scores, target, smooth).to_vector()) CHECK(std::isfinite(v));
+  CHECK(test::identical(nll_loss(log_softmax(scores, 1), target), nll_loss(log_softmax(scores + shift, 1), target)));
+  // max(x, 0) - x t + log(1 + e^-|x|) at ±1000: e^-1000 is 0 in double, so the loss is exact.
+  const Tensor bce = binary_cross_entropy_with_logits(tensor({1000, -1000, 1000}), tensor({1, 1, 0}), Reduction::None);
+  CHECK(test::identical(bce, tensor({0, 1000, 1000})));
+  CHECK(logsumexp(full({3}, -INFINITY), 0).item() == -INFINITY);
+}
+
+TEST_CASE("cross_entropy leaves ignored rows out of its mean, and is NaN when every row is ignored, as torch") {
+  const Tensor scores = tensor({{1, 2, 3}, {0, 0, 0}, {3, 2, 1}});
+  CrossEntropyOptions o;
+  o.ignore_index = 1;
+  const Tensor target = tensor({2, 1, 0}, {3}, DType::Int64);
+  const double kept = cross_entropy(slice(scores, 0, 0, 1), tensor({2}, {1}, DType::Int64)).item();
+  CHECK(cross_entropy(scores, target, o).item() == doctest::Approx(kept).epsilon(1e-15));
+  o.reduction = Reduction::None;
+  CHECK(cross_entropy(scores, target, o).at({1}) == 0.0);
+  o.reduction = Reduction::Mean;
+  CHECK(std::isnan(cross_entropy(scores, tensor({1, 1, 1}, {3}, DType::Int64), o).item()));
+}
+
+TEST_CASE(
+    "multinomial draws the same indices from the same seed, never a zero weight, and without replacement never twice") {
+  const Tensor w = tensor({0.1, 0, 0.6, 0.3});
+  Generator a(5), b(5);
+  const Tensor da = multinomial(w, 1000, true, a), db = multinomial(w, 1000, true, b);
+  CHECK(test::identical(da, db));
+  std::int64_t counts[4] = {0, 0, 0, 0};
+  for (double v : da.to_vector()) ++counts[static_cast<int>(v)];
+  CHECK(counts[1] == 0);
+  // 600 expected for index 2, standard deviation sqrt(1000 · 0.6 · 0.4) ≈ 15.5: five of them.
+  CHECK(std::abs(counts[2] - 600) < 78);
+  Generator c(6);
+  const Tensor once = multinomial(w, 3, false, c);
+  CHECK(std::set<double>{once.at({0}), once.at({1}), once.at({2})}.size() == 3);
+  CHECK_THROWS_WITH_AS(multinomial(w, 4, false, c),
+                       "multinomial: cannot draw 4 samples without replacement from 3 categories with weight",
+                       ValueError);
+  CHECK(multinomial(tensor({{1, 0}, {0, 1}}), 2, true, c).shape() == Shape{2, 2});
+}
+
+TEST_CASE("chunk, split, tril, triu, clamp, expand and repeat do what torch's namesakes do") {
+  const Tensor x = arange(7);
+  const auto pieces = chunk(x, 3);
+  REQUIRE(pieces.size() == 3);
+  CHECK(pieces[0].numel() == 3);
+  CHECK(pieces[2].numel() == 1);
+  CHECK(split(x, 4).size() == 2);
+  CHECK(split(x, std::vector<std::int64_t>{1, 6})[1].at({0}) == 1.0);
+  CHECK_THROWS_AS(split(x, std::vector<std::int64_t>{1, 2}), ShapeError);
+  const Tensor m = tensor({{NAN, NAN}, {NAN, NAN}});
+  CHECK(tril(m).at({0, 1}) == 0.0);  // exactly 0 above the diagonal, whatever was there
+  CHECK(std::isnan(tril(m).at({0, 0})));
+  CHECK(triu(m).at({1, 0}) == 0.0);
+  CHECK(test::identical(clamp(tensor({-2, 0.5, 3}), -1, 1), tensor({-1, 0.5, 1})));
+  CHECK(std::isnan(clamp(tensor({NAN}), 0).at({0})));
+  CHECK(test::identical(expand(tensor({1, 2}, {2, 1}), {2, 3}), tensor({{1, 1, 1}, {2, 2, 2}})));
+  CHECK(test::identical(repeat(tensor({1, 2}), {2, 2}), tensor({{1, 2, 1, 2}, {1, 2, 1, 2}})));
+  CHECK_THROWS_AS(expand(tensor({1, 2}), {3}), ShapeError);
+}
+
+TEST_CASE("the member forms are the free functions, bit for bit, and comparisons with numbers give Bool tensors") {
+  Generator gen(7);
+  const Tensor x = randn({3, 4}, gen), w = randn({4, 2}, gen);
+  CHECK(test::identical(x.sum(), sum(x)));
+  CHECK(test::identical(x.mean({1}, true), mean(x, {1}, true)));
+  CHECK(test::identical(x.reshape({2, -1}), reshape(x, {2, -1})));
+  CHECK(test::identical(x.transpose(0, 1), transpose(x, 0, 1)));
+  CHECK(test::identical(x.matmul(w).softmax(-1), softmax(matmul(x, w), -1)));
+  CHECK(test::identical(x.exp().log(), log(exp(x))));
+  CHECK(test::identical(x.abs().sqrt(), sqrt(abs(x))));
+  CHECK(x.argmax(1).dtype() == DType::Int64);
+  const Tensor positive = x > 0.0;
+  CHECK(positive.dtype() == DType::Bool);
+  CHECK(test::identical(positive, gt(x, scalar_tensor(0))));
+  CHECK(test::identical(x <= 0.5, le(x, scalar_tensor(0.5))));
+  CHECK(test::identical(x == 0.0, eq(x, scalar_tensor(0))));
 }
