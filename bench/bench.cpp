@@ -9,7 +9,7 @@
 //      double and in float32.
 //   8. Decode: one step of writing with that GPT and a KV cache of 31 tokens, likewise.
 //   9. Threads: the block at L = 64 and 256, and the GPT step, on 2 threads, each checked to
-//      give the bits of one thread (lib/litgrad/threads.hpp); tools/bench gives the process
+//      give the bits of one thread (lib/litgrad/core/threads.hpp); tools/bench gives the process
 //      two cores when the machine has them.
 //   and EigenGemm: Eigen's rate on a large square product, the yardstick for workload 2.
 // Everything but workload 9 runs on one thread.

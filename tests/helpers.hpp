@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include <litgrad/detail/node.hpp>
-#include <litgrad/detail/tensor_impl.hpp>
-#include <litgrad/tensor.hpp>
+#include <litgrad/core/detail/node.hpp>
+#include <litgrad/core/detail/tensor_impl.hpp>
+#include <litgrad/core/tensor.hpp>
 
 namespace test {
 

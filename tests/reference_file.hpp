@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <litgrad/tensor.hpp>
+#include <litgrad/core/tensor.hpp>
 
 namespace test {
 

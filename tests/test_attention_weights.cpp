@@ -7,8 +7,8 @@
 
 #include <cmath>
 
-#include <litgrad/detail/attention_weights.hpp>
-#include <litgrad/detail/matmul_transposed.hpp>
+#include <litgrad/ops/detail/attention_weights.hpp>
+#include <litgrad/ops/detail/matmul_transposed.hpp>
 #include <litgrad/litgrad.hpp>
 
 #include "helpers.hpp"

@@ -10,7 +10,7 @@
 
 #include <litgrad/litgrad.hpp>
 
-#include "litgrad/detail/node.hpp"  // to record an operation with a broken backward
+#include "litgrad/core/detail/node.hpp"  // to record an operation with a broken backward
 
 using namespace litgrad;
 

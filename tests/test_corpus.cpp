@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include <litgrad/book/corpus.hpp>
-#include <litgrad/error.hpp>
+#include <litgrad/base/error.hpp>
 
 using namespace litgrad;
 

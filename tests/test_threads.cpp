@@ -1,4 +1,4 @@
-// Threads change no bit (lib/litgrad/threads.hpp): the fast kernels split their outputs across
+// Threads change no bit (lib/litgrad/core/threads.hpp): the fast kernels split their outputs across
 // threads, never a sum, so every kernel gives the bits of one thread on any number of them.
 // The threshold below which a kernel keeps to one thread is lowered here, so that the small
 // shapes of these tests are split as far as they go.

@@ -1,19 +1,37 @@
 #pragma once
 /// \file litgrad.hpp
-/// \brief Everything in litgrad, for readers in a hurry. Each header below is one idea.
+/// \brief Everything in litgrad, for readers in a hurry. Each header below is one idea; the
+/// folders are the library's floors, each built only on those listed before it.
 
-#include "litgrad/attention.hpp"               // scaled_dot_product_attention, generate_square_subsequent_mask
-#include "litgrad/autograd.hpp"                // NoGradGuard, autograd::grad
-#include "litgrad/bpe.hpp"                     // BPETokenizer, pretokenize
-#include "litgrad/dropout.hpp"                 // dropout
-#include "litgrad/elementwise.hpp"             // + - * /, exp, log, tanh, sqrt, clamp, gelu, ..., where, masked_fill
-#include "litgrad/error.hpp"                   // ShapeError, ValueError, IndexError, AutogradError
-#include "litgrad/flop_counter.hpp"            // FlopCounter
-#include "litgrad/function.hpp"                // autograd::Function, custom operations
-#include "litgrad/gradcheck.hpp"               // gradcheck
-#include "litgrad/indexing.hpp"                // select, slice, gather, index_select, cat, stack, split, tril, one_hot
-#include "litgrad/loss.hpp"                    // mse_loss, cross_entropy, nll_loss, binary_cross_entropy_with_logits
-#include "litgrad/matmul.hpp"                  // matmul
+// base/: what every floor uses.
+#include "litgrad/base/error.hpp"         // ShapeError, ValueError, IndexError, AutogradError
+#include "litgrad/base/flop_counter.hpp"  // FlopCounter
+#include "litgrad/base/shape.hpp"         // Shape, broadcast_shapes
+
+// core/: tensors, recording, generators, files. (kernels/, under it, is the library's own.)
+#include "litgrad/core/grad_mode.hpp"   // NoGradGuard, EnableGradGuard, is_grad_enabled
+#include "litgrad/core/random.hpp"      // Generator, rand, randn, multinomial, manual_seed
+#include "litgrad/core/state_dict.hpp"  // StateDict, save, load
+#include "litgrad/core/tensor.hpp"      // Tensor, tensor, zeros, ones, linspace, ...
+#include "litgrad/core/threads.hpp"     // set_num_threads, get_num_threads
+
+// ops/: the operations, each with its backward.
+#include "litgrad/ops/attention.hpp"    // scaled_dot_product_attention, generate_square_subsequent_mask
+#include "litgrad/ops/dropout.hpp"      // dropout
+#include "litgrad/ops/elementwise.hpp"  // + - * /, exp, log, tanh, sqrt, clamp, gelu, ..., where, masked_fill
+#include "litgrad/ops/indexing.hpp"     // select, slice, gather, index_select, cat, stack, split, tril, one_hot
+#include "litgrad/ops/loss.hpp"         // mse_loss, cross_entropy, nll_loss, binary_cross_entropy_with_logits
+#include "litgrad/ops/matmul.hpp"       // matmul
+#include "litgrad/ops/reduction.hpp"    // sum, mean, max, min, argmax, var, std, norm, topk
+#include "litgrad/ops/reshaping.hpp"    // reshape, permute, transpose, squeeze, unsqueeze, flatten, expand, repeat
+#include "litgrad/ops/softmax.hpp"      // softmax, log_softmax, logsumexp
+
+// autograd/: the backward pass and what is built on it.
+#include "litgrad/autograd/autograd.hpp"   // autograd::grad
+#include "litgrad/autograd/function.hpp"   // autograd::Function, custom operations
+#include "litgrad/autograd/gradcheck.hpp"  // gradcheck
+
+// nn/ and optim/: models and their training.
 #include "litgrad/nn/activation.hpp"           // nn::ReLU, nn::Tanh, nn::Sigmoid, nn::GELU, nn::Dropout
 #include "litgrad/nn/container.hpp"            // nn::Sequential, nn::ModuleList
 #include "litgrad/nn/embedding.hpp"            // nn::Embedding
@@ -22,19 +40,14 @@
 #include "litgrad/nn/linear.hpp"               // nn::Linear
 #include "litgrad/nn/module.hpp"               // nn::Module
 #include "litgrad/nn/multihead_attention.hpp"  // nn::MultiheadAttention
+#include "litgrad/nn/positional_encoding.hpp"  // ramp and sinusoidal encodings
 #include "litgrad/nn/serialize.hpp"            // nn::save, nn::load
 #include "litgrad/nn/transformer.hpp"          // nn::TransformerEncoderLayer
 #include "litgrad/nn/utils.hpp"                // nn::utils::clip_grad_norm_
 #include "litgrad/optim/adam.hpp"              // optim::Adam, optim::AdamW
 #include "litgrad/optim/lr_scheduler.hpp"      // optim::lr_scheduler::LambdaLR, CosineAnnealingLR
 #include "litgrad/optim/sgd.hpp"               // optim::SGD
-#include "litgrad/positional_encoding.hpp"     // ramp and sinusoidal encodings
-#include "litgrad/random.hpp"                  // Generator, rand, randn, multinomial, manual_seed
-#include "litgrad/reduction.hpp"               // sum, mean, max, min, argmax, var, std, norm, topk
-#include "litgrad/reshaping.hpp"   // reshape, permute, transpose, squeeze, unsqueeze, flatten, expand, repeat
-#include "litgrad/sampling.hpp"    // sample, SamplingOptions, top_k_filter, top_p_filter
-#include "litgrad/shape.hpp"       // Shape, broadcast_shapes
-#include "litgrad/softmax.hpp"     // softmax, log_softmax, logsumexp
-#include "litgrad/state_dict.hpp"  // StateDict, save, load
-#include "litgrad/tensor.hpp"      // Tensor, tensor, zeros, ones, linspace, ...
-#include "litgrad/threads.hpp"     // set_num_threads, get_num_threads
+
+// text/: from text to tokens and back.
+#include "litgrad/text/bpe.hpp"       // BPETokenizer, pretokenize
+#include "litgrad/text/sampling.hpp"  // sample, SamplingOptions, top_k_filter, top_p_filter

@@ -228,7 +228,7 @@ def write_report(folder):
                                 "yes" if same_bits[two_name] else "NO"])
     if thread_rows:
         workloads.append({"title": "Two threads", "kind": "table",
-                          "about": "The block and the GPT step on two threads (lib/litgrad/threads.hpp) against one, "
+                          "about": "The block and the GPT step on two threads (lib/litgrad/core/threads.hpp) against one, "
                                    "with whether a step on two threads gave the bits of a step on one (the block: "
                                    "the input's gradient; the GPT: three steps' losses and every parameter after "
                                    "them). Threads split the outputs of products, attention, softmax and "

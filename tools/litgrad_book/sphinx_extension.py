@@ -477,7 +477,7 @@ def header_names(xml_dir, header):
 
 
 class UsedInDirective(Directive):
-    """``.. litgrad-used-in:: litgrad/attention.hpp``: links to the chapters whose code uses its names."""
+    """``.. litgrad-used-in:: litgrad/ops/attention.hpp``: links to the chapters whose code uses its names."""
 
     required_arguments = 1
 
@@ -499,7 +499,7 @@ class UsedInDirective(Directive):
 
 
 class ApiDirective(Directive):
-    """``.. litgrad-api:: litgrad/tensor.hpp``: every public symbol the header declares, in the
+    """``.. litgrad-api:: litgrad/core/tensor.hpp``: every public symbol the header declares, in the
     header's order, each through its own Breathe directive. (Breathe's doxygenfile would declare
     the enclosing namespace once per page, which Sphinx reports as duplicate declarations.)"""
 

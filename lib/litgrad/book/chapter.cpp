@@ -9,7 +9,7 @@
 
 #include <doctest/doctest.h>
 
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
 
 namespace litgrad::book {
 

@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "litgrad/error.hpp"
-#include "litgrad/random.hpp"
-#include "litgrad/tensor.hpp"
+#include "litgrad/base/error.hpp"
+#include "litgrad/core/random.hpp"
+#include "litgrad/core/tensor.hpp"
 
 namespace litgrad::book {
 

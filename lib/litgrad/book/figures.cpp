@@ -1,6 +1,6 @@
 #include "litgrad/book/figures.hpp"
 
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
 
 namespace litgrad::book {
 

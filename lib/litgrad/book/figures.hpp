@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "litgrad/book/json.hpp"
-#include "litgrad/tensor.hpp"
+#include "litgrad/core/tensor.hpp"
 
 namespace litgrad::book {
 

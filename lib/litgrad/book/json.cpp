@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "litgrad/error.hpp"
-#include "litgrad/indexing.hpp"
+#include "litgrad/base/error.hpp"
+#include "litgrad/ops/indexing.hpp"
 
 namespace litgrad::book {
 

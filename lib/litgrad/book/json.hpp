@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "litgrad/tensor.hpp"
+#include "litgrad/core/tensor.hpp"
 
 namespace litgrad::book {
 

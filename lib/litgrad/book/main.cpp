@@ -7,8 +7,8 @@
 
 #include <iostream>
 
+#include "litgrad/base/error.hpp"
 #include "litgrad/book/chapter.hpp"
-#include "litgrad/error.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
 #include "litgrad/nn/serialize.hpp"
 
 namespace litgrad::book {

@@ -20,9 +20,9 @@
 
 #include <cstdint>
 
-#include "litgrad/flop_counter.hpp"
+#include "litgrad/base/flop_counter.hpp"
+#include "litgrad/base/shape.hpp"
 #include "litgrad/kernels/room.hpp"
-#include "litgrad/shape.hpp"
 
 namespace litgrad::kernels {
 

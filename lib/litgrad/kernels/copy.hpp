@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "litgrad/shape.hpp"
+#include "litgrad/base/shape.hpp"
 
 namespace litgrad::kernels {
 

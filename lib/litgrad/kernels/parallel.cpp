@@ -1,4 +1,4 @@
-// The thread count kernels/parallel.hpp and litgrad/threads.hpp share: one number for the
+// The thread count kernels/parallel.hpp and litgrad/core/threads.hpp share: one number for the
 // process, read from LITGRAD_THREADS (or the machine's cores) when first asked for.
 
 #include "litgrad/kernels/parallel.hpp"
@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
 
 namespace litgrad::kernels {
 

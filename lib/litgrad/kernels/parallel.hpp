@@ -1,5 +1,5 @@
 #pragma once
-// Work split across threads without changing a bit (litgrad/threads.hpp): a kernel cuts its
+// Work split across threads without changing a bit (litgrad/core/threads.hpp): a kernel cuts its
 // outputs into parts, each part computed as it would be alone, and parallel_for runs the parts.
 // Only the library's own .cpp files (and the kernels' tests) include this.
 //

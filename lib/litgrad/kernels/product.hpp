@@ -21,11 +21,11 @@
 #include <memory>
 #include <vector>
 
-#include "litgrad/flop_counter.hpp"
+#include "litgrad/base/flop_counter.hpp"
+#include "litgrad/base/shape.hpp"
 #include "litgrad/kernels/broadcast.hpp"
 #include "litgrad/kernels/parallel.hpp"
 #include "litgrad/kernels/room.hpp"
-#include "litgrad/shape.hpp"
 
 namespace litgrad::kernels {
 

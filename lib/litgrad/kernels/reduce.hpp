@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "litgrad/base/shape.hpp"
 #include "litgrad/kernels/room.hpp"
-#include "litgrad/shape.hpp"
 
 namespace litgrad::kernels {
 

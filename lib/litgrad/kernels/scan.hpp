@@ -1,5 +1,5 @@
 #pragma once
-// Running sums along the last dimension, on raw arrays: what top_p_filter (sampling.cpp) needs
+// Running sums along the last dimension, on raw arrays: what top_p_filter (text/sampling.cpp) needs
 // to find where the probability mass of a sorted row reaches p. One implementation, which both
 // rooms (kernels/room.hpp) use: a running sum has one order, left to right, and any other
 // order would change its bits. Only the library's own .cpp files include this.

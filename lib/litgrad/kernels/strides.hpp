@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "litgrad/shape.hpp"
+#include "litgrad/base/shape.hpp"
 
 namespace litgrad::kernels {
 

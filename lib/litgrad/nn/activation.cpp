@@ -2,9 +2,9 @@
 
 #include <sstream>
 
-#include "litgrad/dropout.hpp"
-#include "litgrad/elementwise.hpp"
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
+#include "litgrad/ops/dropout.hpp"
+#include "litgrad/ops/elementwise.hpp"
 
 namespace litgrad::nn {
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
+#include "litgrad/core/random.hpp"
 #include "litgrad/nn/module.hpp"
-#include "litgrad/random.hpp"
 
 namespace litgrad::nn {
 

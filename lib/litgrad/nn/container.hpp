@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
 #include "litgrad/nn/module.hpp"
 
 namespace litgrad::nn {

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 
-#include "litgrad/detail/node.hpp"
-#include "litgrad/detail/scatter.hpp"
-#include "litgrad/detail/tensor_impl.hpp"
-#include "litgrad/elementwise.hpp"
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
+#include "litgrad/core/detail/node.hpp"
+#include "litgrad/core/detail/tensor_impl.hpp"
 #include "litgrad/kernels/copy.hpp"
-#include "litgrad/reshaping.hpp"
+#include "litgrad/ops/detail/scatter.hpp"
+#include "litgrad/ops/elementwise.hpp"
+#include "litgrad/ops/reshaping.hpp"
 
 namespace litgrad::nn {
 

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <string>
 
-#include "litgrad/autograd.hpp"
-#include "litgrad/elementwise.hpp"
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
+#include "litgrad/core/grad_mode.hpp"
+#include "litgrad/ops/elementwise.hpp"
 
 namespace litgrad::nn::init {
 

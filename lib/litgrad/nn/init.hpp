@@ -7,8 +7,8 @@
 /// torch uses its own generator, so the numbers differ from torch's while the distributions
 /// are the same.
 
-#include "litgrad/random.hpp"
-#include "litgrad/tensor.hpp"
+#include "litgrad/core/random.hpp"
+#include "litgrad/core/tensor.hpp"
 
 namespace litgrad::nn::init {
 

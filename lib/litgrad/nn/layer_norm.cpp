@@ -2,9 +2,9 @@
 
 #include <sstream>
 
-#include "litgrad/elementwise.hpp"
-#include "litgrad/error.hpp"
-#include "litgrad/reduction.hpp"
+#include "litgrad/base/error.hpp"
+#include "litgrad/ops/elementwise.hpp"
+#include "litgrad/ops/reduction.hpp"
 
 namespace litgrad::nn {
 

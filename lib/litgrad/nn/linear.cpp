@@ -2,12 +2,12 @@
 
 #include <cmath>
 
-#include "litgrad/detail/matmul_transposed.hpp"
-#include "litgrad/elementwise.hpp"
-#include "litgrad/error.hpp"
-#include "litgrad/matmul.hpp"
+#include "litgrad/base/error.hpp"
 #include "litgrad/nn/init.hpp"
-#include "litgrad/reshaping.hpp"
+#include "litgrad/ops/detail/matmul_transposed.hpp"
+#include "litgrad/ops/elementwise.hpp"
+#include "litgrad/ops/matmul.hpp"
+#include "litgrad/ops/reshaping.hpp"
 
 namespace litgrad::nn {
 

@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
+#include "litgrad/core/random.hpp"
 #include "litgrad/nn/module.hpp"
-#include "litgrad/random.hpp"
 
 namespace litgrad::nn {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <ostream>
 
-#include "litgrad/detail/node.hpp"
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
+#include "litgrad/core/detail/node.hpp"
 
 namespace litgrad::nn {
 

@@ -4,13 +4,13 @@
 
 #include <cmath>
 
-#include "litgrad/detail/attention_weights.hpp"
-#include "litgrad/elementwise.hpp"
-#include "litgrad/error.hpp"
-#include "litgrad/indexing.hpp"
+#include "litgrad/base/error.hpp"
 #include "litgrad/nn/init.hpp"
-#include "litgrad/reduction.hpp"
-#include "litgrad/reshaping.hpp"
+#include "litgrad/ops/detail/attention_weights.hpp"
+#include "litgrad/ops/elementwise.hpp"
+#include "litgrad/ops/indexing.hpp"
+#include "litgrad/ops/reduction.hpp"
+#include "litgrad/ops/reshaping.hpp"
 
 namespace litgrad::nn {
 

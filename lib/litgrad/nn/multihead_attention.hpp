@@ -4,10 +4,10 @@
 
 #include <cstdint>
 
-#include "litgrad/attention.hpp"
+#include "litgrad/core/random.hpp"
 #include "litgrad/nn/linear.hpp"
 #include "litgrad/nn/module.hpp"
-#include "litgrad/random.hpp"
+#include "litgrad/ops/attention.hpp"
 
 namespace litgrad::nn {
 

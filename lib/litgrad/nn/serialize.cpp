@@ -1,6 +1,6 @@
 #include "litgrad/nn/serialize.hpp"
 
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
 
 namespace litgrad::nn {
 

@@ -3,19 +3,19 @@
 /// \brief `nn::save` and `nn::load`: a module's parameters to and from a file, as torch's
 /// `torch.save(model.state_dict(), path)` and `model.load_state_dict(torch.load(path))`.
 ///
-/// The file is a StateDict in the format of state_dict.hpp (version 2, with a checksum; files
+/// The file is a StateDict in the format of core/state_dict.hpp (version 2, with a checksum; files
 /// of version 1, which litgrad 0.2 wrote, are still read). To keep an optimiser, a schedule and
 /// a generator in the same file, put their state_dict()s under prefixes of one StateDict and
-/// save that (state_dict.hpp shows how).
+/// save that (core/state_dict.hpp shows how).
 
 #include <string>
 
+#include "litgrad/core/state_dict.hpp"
 #include "litgrad/nn/module.hpp"
-#include "litgrad/state_dict.hpp"
 
 namespace litgrad::nn {
 
-/// \brief Writes `module.state_dict()` to \p path (save() of state_dict.hpp): every parameter
+/// \brief Writes `module.state_dict()` to \p path (save() of core/state_dict.hpp): every parameter
 /// under every name, in registration order. The file is written beside \p path and renamed
 /// into place, so a reader never sees half a file.
 /// \throws ValueError when the file cannot be written.

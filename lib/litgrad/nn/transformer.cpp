@@ -3,8 +3,8 @@
 
 #include "litgrad/nn/transformer.hpp"
 
-#include "litgrad/elementwise.hpp"
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
+#include "litgrad/ops/elementwise.hpp"
 
 namespace litgrad::nn {
 

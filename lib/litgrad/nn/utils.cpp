@@ -2,11 +2,11 @@
 
 #include <cmath>
 
-#include "litgrad/autograd.hpp"
-#include "litgrad/elementwise.hpp"
-#include "litgrad/error.hpp"
-#include "litgrad/indexing.hpp"
-#include "litgrad/reduction.hpp"
+#include "litgrad/base/error.hpp"
+#include "litgrad/core/grad_mode.hpp"
+#include "litgrad/ops/elementwise.hpp"
+#include "litgrad/ops/indexing.hpp"
+#include "litgrad/ops/reduction.hpp"
 
 namespace litgrad::nn::utils {
 

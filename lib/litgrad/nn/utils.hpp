@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "litgrad/tensor.hpp"
+#include "litgrad/core/tensor.hpp"
 
 namespace litgrad::nn::utils {
 

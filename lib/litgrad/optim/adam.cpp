@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "litgrad/detail/node.hpp"
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
+#include "litgrad/core/detail/node.hpp"
 
 namespace litgrad::optim {
 

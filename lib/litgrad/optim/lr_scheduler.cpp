@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
 
 namespace litgrad::optim::lr_scheduler {
 

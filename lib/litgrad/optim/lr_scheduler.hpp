@@ -7,8 +7,8 @@
 #include <functional>
 #include <vector>
 
+#include "litgrad/core/state_dict.hpp"
 #include "litgrad/optim/optimizer.hpp"
-#include "litgrad/state_dict.hpp"
 
 namespace litgrad::optim::lr_scheduler {
 

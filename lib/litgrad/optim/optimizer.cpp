@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
 
 namespace litgrad::optim {
 

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "litgrad/state_dict.hpp"
-#include "litgrad/tensor.hpp"
+#include "litgrad/core/state_dict.hpp"
+#include "litgrad/core/tensor.hpp"
 
 namespace litgrad::optim {
 

@@ -1,7 +1,7 @@
 #include "litgrad/optim/sgd.hpp"
 
-#include "litgrad/detail/node.hpp"
-#include "litgrad/error.hpp"
+#include "litgrad/base/error.hpp"
+#include "litgrad/core/detail/node.hpp"
 
 namespace litgrad::optim {
 
