@@ -18,15 +18,6 @@
 
 namespace test {
 
-// Every .cpp file of the library.
-inline std::vector<std::string> library_sources() {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(LITGRAD_SOURCE_DIR "/lib/litgrad"))
-    if (e.path().extension() == ".cpp") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 // The names of every operation recorded in the graph that made y.
 inline std::set<std::string> graph_ops(const litgrad::Tensor& y) {
   std::set<std::string> ops;

@@ -7,9 +7,9 @@
 
 #include <cmath>
 
+#include <litgrad/litgrad.hpp>
 #include <litgrad/ops/detail/attention_weights.hpp>
 #include <litgrad/ops/detail/matmul_transposed.hpp>
-#include <litgrad/litgrad.hpp>
 
 #include "helpers.hpp"
 

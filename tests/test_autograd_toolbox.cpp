@@ -384,9 +384,10 @@ TEST_CASE("a custom Function refuses a saved tensor changed in place, and a grad
 // backward pass checks every gradient's shape before adding it to an input's, so that a bug in
 // an operation is an error naming it, never a sum into the wrong elements or past the end.
 TEST_CASE("a library operation whose backward gives a gradient of the wrong shape is an error naming it") {
+  static constexpr Op broken{"broken", Twice::no, "a test's own"};  // an operation the table does not list
   Tensor x = tensor({1.0, 2.0, 3.0, 4.0}).requires_grad_();
   for (const Shape& wrong : {Shape{2, 2}, Shape{3}, Shape{8}}) {
-    const Tensor y = detail::record("broken", x.detach(), {x},
+    const Tensor y = detail::record(broken, x.detach(), {x},
                                     [wrong](const Tensor&) -> std::vector<Tensor> { return {ones(wrong)}; });
     CHECK_THROWS_WITH_AS(sum(y).backward(),
                          ("backward: the gradient broken gave its input 0 has shape " + to_string(wrong) +

@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -69,19 +70,16 @@ std::pair<std::string, std::string> outcome(const std::function<void()>& call) {
   return {"none", ""};
 }
 
-}  // namespace
+// What the rows call.
+Generator gen(1);
+nn::MultiheadAttention mha(4, 2, {}, gen);
+nn::Linear linear(3, 2, true, gen);
+const Tensor q = randn({3, 2, 4}, gen), kv = randn({5, 2, 4}, gen);
+const Tensor m23 = ones({2, 3}), v4 = ones({4});
+Tensor leaf = ones({3}).requires_grad_();
 
-TEST_CASE(
-    "every bad input in the table throws the named error with a message naming the operation and the shapes or "
-    "values") {
-  static Generator gen(1);
-  static nn::MultiheadAttention mha(4, 2, {}, gen);
-  static nn::Linear linear(3, 2, true, gen);
-  const Tensor q = randn({3, 2, 4}, gen), kv = randn({5, 2, 4}, gen);
-  const Tensor m23 = ones({2, 3}), v4 = ones({4});
-  Tensor leaf = ones({3}).requires_grad_();
-
-  const std::vector<BadInput> table = {
+std::vector<BadInput> bad_inputs() {
+  return {
       // Shapes that do not broadcast, multiply or join.
       {"add of shapes that do not broadcast", Kind::Shape, "add: shapes [2,3] and [4] do not broadcast",
        [&] { add(m23, v4); }},
@@ -698,6 +696,9 @@ TEST_CASE(
        [&] { book::read_wordnet(book::kWordNetDirectory, 1.5); }},
       {"the gradient of a non-leaf", Kind::Autograd, "grad: this tensor was made by mul, so it is not a leaf",
        [&] { (leaf * 2.0).grad(); }},
+      {"log_softmax along a dimension out of range", Kind::Index, "log_softmax: dimension 2 is out of range",
+       [&] { log_softmax(m23, 2); }},
+      {"slice with a step of 0", Kind::Value, "slice: step must be positive, got 0", [&] { slice(m23, 1, 0, 2, 0); }},
       // Autograd out of order.
       {"backward on a non-scalar without a gradient", Kind::Autograd,
        "backward: a gradient can be implied only for a one-element output", [&] { (leaf * 2.0).backward(); }},
@@ -710,9 +711,15 @@ TEST_CASE(
          l.backward();
        }},
   };
+}
 
+}  // namespace
+
+TEST_CASE(
+    "every bad input in the table throws the named error with a message naming the operation and the shapes or "
+    "values") {
   int checked = 0;
-  for (const auto& row : table) {
+  for (const auto& row : bad_inputs()) {
     const std::string what = row.what;
     CAPTURE(what);
     const auto [type, message] = outcome(row.call);
@@ -728,6 +735,22 @@ TEST_CASE(
   leaf.zero_grad();
   sum(leaf * leaf).backward();
   CHECK(leaf.grad().at({0}) == 2.0);
+}
+
+TEST_CASE(
+    "every operation of the library's table whose inputs can be wrong has a row in the table, whose message starts "
+    "with its name") {
+  // ops/registry.hpp says, for each operation no input of which can be wrong, why.
+  std::set<std::string> named;
+  for (const auto& row : bad_inputs()) {
+    const std::string message = row.message;
+    named.insert(message.substr(0, message.find(':')));
+  }
+  for (const Op& op : operations) {
+    if (*op.no_bad_input) continue;
+    INFO("operation without a row in the bad-input table: " << std::string(op.name));
+    CHECK(named.count(op.name) == 1);
+  }
 }
 
 TEST_CASE(

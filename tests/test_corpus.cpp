@@ -11,8 +11,8 @@
 
 #include <unistd.h>
 
-#include <litgrad/book/corpus.hpp>
 #include <litgrad/base/error.hpp>
+#include <litgrad/book/corpus.hpp>
 
 using namespace litgrad;
 

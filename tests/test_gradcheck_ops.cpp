@@ -2,19 +2,20 @@
 //
 // Each GRADCHECK line below is one CTest test. The table covers each op plainly and, where it
 // applies, with broadcasting, with batching, and with an input used twice in one graph. The
-// last test reads the library's sources for every operation that records a backward and fails
-// if one of them is missing from this table: no op without a check.
+// last tests read the library's table of operations (ops/registry.hpp) and fail naming any
+// operation these tables do not reach: no op without a check, no op whose backward is said to
+// record itself without a check of its second derivative, and none said not to whose refusal
+// is not seen.
 
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include <litgrad/litgrad.hpp>
+#include <litgrad/ops/detail/scatter.hpp>
 
 #include "helpers.hpp"
 
@@ -26,6 +27,7 @@ namespace {
 struct OpCheck {
   std::function<Tensor(const Inputs&)> fn;
   std::function<Inputs()> make_inputs;  // fresh inputs requiring grad, from a fixed seed
+  std::function<Tensor(const Inputs&)> differentiated_twice = nullptr;  // a second-order check's f
 };
 
 std::map<std::string, OpCheck>& table() {
@@ -243,14 +245,14 @@ std::function<Tensor(const Inputs&)> second_order(std::function<Tensor(const Inp
 }
 }  // namespace
 
-#define GRADGRADCHECK(name, inputs, ...)                                                                     \
-  static const bool GRADCHECK_NAME(__LINE__) =                                                               \
-      register_check("second derivative: " name, OpCheck{second_order(__VA_ARGS__), [] { return inputs; }}); \
-  TEST_CASE("gradcheck of the gradient: " name) {                                                            \
-    const OpCheck& c = table().at("second derivative: " name);                                               \
-    const auto result = gradcheck(c.fn, c.make_inputs());                                                    \
-    INFO(result.message);                                                                                    \
-    CHECK(result.ok);                                                                                        \
+#define GRADGRADCHECK(name, inputs, ...)                                                                   \
+  static const bool GRADCHECK_NAME(__LINE__) = register_check(                                             \
+      "second derivative: " name, OpCheck{second_order(__VA_ARGS__), [] { return inputs; }, __VA_ARGS__}); \
+  TEST_CASE("gradcheck of the gradient: " name) {                                                          \
+    const OpCheck& c = table().at("second derivative: " name);                                             \
+    const auto result = gradcheck(c.fn, c.make_inputs());                                                  \
+    INFO(result.message);                                                                                  \
+    CHECK(result.ok);                                                                                      \
   }
 
 GRADGRADCHECK("add and sub broadcasting", normals({{2, 3}, {3}}), [](I x) { return x[0] + x[1] - x[1] * 2.0; })
@@ -291,29 +293,67 @@ GRADGRADCHECK("cross_entropy and mse_loss", normals({{4, 3}, {4, 3}}), [](I x) {
 GRADGRADCHECK("scaled_dot_product_attention, causal", normals({{2, 3, 4}, {2, 3, 4}, {2, 3, 2}}),
               [](I x) { return scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, true).output; })
 GRADGRADCHECK("clone", normals({{3}}), [](I x) { return x[0].clone() * x[0]; })
+// The selections undone: the library's own operations, which gradients written with operations
+// use (ops/detail/scatter.hpp); each is differentiable in its turn.
+GRADGRADCHECK("unslice, scatter_add and index_add", normals({{2, 3}}), [](I x) {
+  const Tensor index = tensor({0, 3, 3, 1, 0, 2}, {2, 3}, DType::Int64);
+  return cat({reshape(detail::unslice(x[0], {2, 7}, 1, 1, 2), {-1}),
+              reshape(detail::scatter_add(x[0], {2, 4}, 1, index), {-1}),
+              reshape(detail::index_add(x[0], {2, 5}, 1, {4, 0, 4}), {-1})},
+             0);
+})
 
-TEST_CASE("every operation that records a backward is in the gradcheck table") {
-  // The operations the library records, read from its sources: record("name", ...) directly,
-  // or through the elementwise helpers unary("name", ...) and binary("name", ...).
-  std::set<std::string> recorded;
-  for (const auto& file : test::library_sources()) {
-    std::ifstream in(file);
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string s = text.str();
-    for (const std::string call : {"record(\"", "unary(\"", "binary(\""})
-      for (auto at = s.find(call); at != std::string::npos; at = s.find(call, at + 1)) {
-        const auto begin = at + call.size();
-        recorded.insert(s.substr(begin, s.find('"', begin) - begin));
-      }
+namespace {
+// The operations in the graphs a table's entries make: of each entry's function (first), or of
+// the functions whose gradients the second-order entries differentiate (second).
+std::set<std::string> reached(bool second) {
+  std::set<std::string> ops;
+  for (auto& [name, check] : table()) {
+    const auto& fn = second ? check.differentiated_twice : check.fn;
+    if (fn)
+      for (const auto& op : test::graph_ops(fn(check.make_inputs()))) ops.insert(op);
   }
-  // The operations that appear in the graphs the table checks.
-  std::set<std::string> covered;
-  for (auto& entry : table())
-    for (const auto& op : test::graph_ops(entry.second.fn(entry.second.make_inputs()))) covered.insert(op);
-  REQUIRE(recorded.size() >= 20);  // the scan itself works
-  for (const auto& op : recorded) {
-    INFO("operation without a gradcheck: " << op);
-    CHECK(covered.count(op) == 1);
+  return ops;
+}
+}  // namespace
+
+TEST_CASE("every operation of the library's table is in the gradcheck table") {
+  const std::set<std::string> covered = reached(false);
+  for (const Op& op : operations) {
+    INFO("operation without a gradcheck: " << std::string(op.name));
+    CHECK(covered.count(op.name) == 1);
+  }
+}
+
+TEST_CASE("every operation whose backward records itself has its second derivative checked") {
+  const std::set<std::string> covered = reached(true);
+  for (const Op& op : operations)
+    if (op.twice == Twice::yes) {
+      INFO("operation said to differentiate twice, with no check of its second derivative: " << std::string(op.name));
+      CHECK(covered.count(op.name) == 1);
+    }
+}
+
+TEST_CASE("every operation whose backward does not record itself refuses create_graph, naming itself") {
+  for (const Op& op : operations) {
+    if (op.twice == Twice::yes) continue;
+    INFO("operation said not to differentiate twice: " << std::string(op.name));
+    // The first entry of the table whose graph reaches the operation, differentiated with
+    // create_graph: the pass must stop at it, with an error that names it.
+    bool tried = false;
+    for (auto& [name, check] : table()) {
+      if (check.differentiated_twice) continue;
+      const Inputs x = check.make_inputs();
+      const Tensor y = check.fn(x);
+      if (test::graph_ops(y).count(op.name) == 0) continue;
+      std::vector<Tensor> wanted;
+      for (const Tensor& t : x)
+        if (t.requires_grad()) wanted.push_back(t);
+      CHECK_THROWS_WITH_AS(autograd::grad({sum(y)}, wanted, {}, std::nullopt, /*create_graph=*/true),
+                           doctest::Contains(op.name), AutogradError);
+      tried = true;
+      break;
+    }
+    CHECK(tried);
   }
 }

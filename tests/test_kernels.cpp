@@ -105,8 +105,8 @@ TEST_CASE("the fast matrix products give the plain products' bits, for every pat
     const Numbers b = awkward(k * m, gen, poison), start = awkward(n * m, gen);
     const std::int64_t ar = ta ? k : n, ac = ta ? n : k, br = tb ? m : k, bc = tb ? k : m;
     Numbers fast_c = start, plain_c = start;
-    fast::Product(n, k, m, overwrite).add(fast_c.data(), a.data(), ar, ac, ta, b.data(), br, bc, tb);
-    plain::Product(n, k, m, overwrite).add(plain_c.data(), a.data(), ar, ac, ta, b.data(), br, bc, tb);
+    fast::Product(n, k, m, overwrite).add(fast_c.data(), {a.data(), ar, ac, ta}, {b.data(), br, bc, tb});
+    plain::Product(n, k, m, overwrite).add(plain_c.data(), {a.data(), ar, ac, ta}, {b.data(), br, bc, tb});
     CHECK(first_difference(fast_c, plain_c) == -1);
     // Only some columns of each row asked for (a causal query's keys, or at random): every
     // element written has the whole product's bits.
@@ -116,7 +116,7 @@ TEST_CASE("the fast matrix products give the plain products' bits, for every pat
         asked[static_cast<std::size_t>(i)] = causal ? std::min(m, i + 1) : gen.randint(0, m + 1);
       columns = asked;
       Numbers part(static_cast<std::size_t>(n * m), NAN);
-      fast::Product(n, k, m, true).add(part.data(), a.data(), ar, ac, ta, b.data(), br, bc, tb, columns.data());
+      fast::Product(n, k, m, true).add(part.data(), {a.data(), ar, ac, ta}, {b.data(), br, bc, tb}, columns.data());
       for (std::int64_t i = 0; i < n; ++i) {
         const std::int64_t c = columns[static_cast<std::size_t>(i)];
         CHECK(c >= asked[static_cast<std::size_t>(i)]);
@@ -145,8 +145,8 @@ std::int64_t row_alone_against_among(const Numbers& a, const Numbers& b, std::in
                                      bool tb, std::int64_t i) {
   const std::int64_t br = tb ? m : k, bc = tb ? k : m;
   Numbers all(static_cast<std::size_t>(n * m)), one(static_cast<std::size_t>(m));
-  RoomProduct(n, k, m, true).add(all.data(), a.data(), n, k, false, b.data(), br, bc, tb);
-  RoomProduct(1, k, m, true).add(one.data(), a.data() + i * k, 1, k, false, b.data(), br, bc, tb);
+  RoomProduct(n, k, m, true).add(all.data(), {a.data(), n, k}, {b.data(), br, bc, tb});
+  RoomProduct(1, k, m, true).add(one.data(), {a.data() + i * k, 1, k}, {b.data(), br, bc, tb});
   return first_difference(one.data(), all.data() + i * m, m);
 }
 
@@ -183,8 +183,8 @@ TEST_CASE("a product's sum of products that are all -0 is +0 in both rooms, as a
         const std::int64_t n = 100;
         const Numbers a(static_cast<std::size_t>(n * k), -0.0), b(static_cast<std::size_t>(k * m), 1.0);
         Numbers fast_c(static_cast<std::size_t>(n * m), 5.0), plain_c = fast_c;
-        fast::Product(n, k, m, true).add(fast_c.data(), a.data(), ta ? k : n, ta ? n : k, ta, b.data(), k, m, false);
-        plain::Product(n, k, m, true).add(plain_c.data(), a.data(), ta ? k : n, ta ? n : k, ta, b.data(), k, m, false);
+        fast::Product(n, k, m, true).add(fast_c.data(), {a.data(), ta ? k : n, ta ? n : k, ta}, {b.data(), k, m});
+        plain::Product(n, k, m, true).add(plain_c.data(), {a.data(), ta ? k : n, ta ? n : k, ta}, {b.data(), k, m});
         CAPTURE(k);
         CAPTURE(ta);
         CAPTURE(m);

@@ -61,8 +61,8 @@ struct ProductCase {
 
   Numbers run() const {
     Numbers out = c;
-    kernels::batched_product(batch, out.data(), cb, n, m, a.data(), ab, ta ? k : n, ta ? n : k, ta, b.data(), bb,
-                             tb ? m : k, tb ? k : m, tb, accumulate);
+    kernels::batched_product(batch, out.data(), cb, {a.data(), ab, ta ? k : n, ta ? n : k, ta},
+                             {b.data(), bb, tb ? m : k, tb ? k : m, tb}, accumulate);
     return out;
   }
 };
@@ -126,7 +126,7 @@ TEST_CASE("a product's rows asked for in part give the same bits on 1 to 8 threa
     auto run = [&](std::vector<std::int64_t>& columns) {
       Numbers c(static_cast<std::size_t>(n * m), 0.0);
       for (std::int64_t i = 0; i < n; ++i) columns[static_cast<std::size_t>(i)] = i + 1;
-      kernels::Product(n, k, m, true).add(c.data(), a.data(), n, k, false, b.data(), m, k, true, columns.data());
+      kernels::Product(n, k, m, true).add(c.data(), {a.data(), n, k}, {b.data(), m, k, true}, columns.data());
       for (std::int64_t i = 0; i < n; ++i)  // what was not written is not compared
         std::fill(c.begin() + i * m + columns[static_cast<std::size_t>(i)], c.begin() + (i + 1) * m, 0.0);
       return c;
@@ -239,7 +239,7 @@ TEST_CASE("products run at once from two threads of the caller each give the one
   const Numbers a = normals(n * k, gen), b = normals(k * m, gen);
   auto run = [&] {
     Numbers c(static_cast<std::size_t>(n * m));
-    kernels::Product(n, k, m, true).add(c.data(), a.data(), n, k, false, b.data(), k, m, false);
+    kernels::Product(n, k, m, true).add(c.data(), {a.data(), n, k}, {b.data(), k, m});
     return c;
   };
   Numbers one;

@@ -10,6 +10,7 @@
 
 // core/: tensors, recording, generators, files. (kernels/, under it, is the library's own.)
 #include "litgrad/core/grad_mode.hpp"   // NoGradGuard, EnableGradGuard, is_grad_enabled
+#include "litgrad/core/op.hpp"          // Op, Twice: what the library knows of an operation it records
 #include "litgrad/core/random.hpp"      // Generator, rand, randn, multinomial, manual_seed
 #include "litgrad/core/state_dict.hpp"  // StateDict, save, load
 #include "litgrad/core/tensor.hpp"      // Tensor, tensor, zeros, ones, linspace, ...
@@ -23,6 +24,7 @@
 #include "litgrad/ops/loss.hpp"         // mse_loss, cross_entropy, nll_loss, binary_cross_entropy_with_logits
 #include "litgrad/ops/matmul.hpp"       // matmul
 #include "litgrad/ops/reduction.hpp"    // sum, mean, max, min, argmax, var, std, norm, topk
+#include "litgrad/ops/registry.hpp"     // every operation recorded for the backward pass: op::matmul, ...
 #include "litgrad/ops/reshaping.hpp"    // reshape, permute, transpose, squeeze, unsqueeze, flatten, expand, repeat
 #include "litgrad/ops/softmax.hpp"      // softmax, log_softmax, logsumexp
 

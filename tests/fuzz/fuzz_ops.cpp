@@ -6,21 +6,29 @@
 // the nn modules, and the loaders (nn::load, a StateDict, a BPE tokenizer) on saved files
 // with the fuzzer's bytes written over them. The only exceptions allowed out of litgrad are
 // its own (all std::logic_error); anything else, a crash, or a sanitizer report is a finding.
-// Built and run by tools/fuzz (clang, -fsanitize=fuzzer,address,undefined).
-
-#include <fuzzer/FuzzedDataProvider.h>
+// Built and run by tools/fuzz (clang, -fsanitize=fuzzer,address,undefined). It reads its bytes
+// with bytes.hpp rather than libFuzzer's FuzzedDataProvider, so that tests/test_fuzz_reach.cpp
+// can run it on fixed bytes in the normal build and hold its graphs to the library's table of
+// operations (ops/registry.hpp): every operation must be reached.
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <litgrad/litgrad.hpp>
 
+#include "bytes.hpp"
+#include "fuzz_ops.hpp"
+
 using namespace litgrad;
+using FuzzedDataProvider = litgrad_fuzz::Bytes;
 
 namespace {
 
@@ -81,7 +89,7 @@ Tensor big_attention(FuzzedDataProvider& in) {
 Tensor step(FuzzedDataProvider& in, const std::vector<Tensor>& pool) {
   const Tensor& a = pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)];
   const Tensor& b = pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)];
-  switch (in.ConsumeIntegralInRange<int>(0, 60)) {
+  switch (in.ConsumeIntegralInRange<int>(0, 62)) {
     case 0: return a + b;
     case 1: return a - b;
     case 2: return a * b;
@@ -165,6 +173,23 @@ Tensor step(FuzzedDataProvider& in, const std::vector<Tensor>& pool) {
     case 57: return eq(a, b) + ne(a, b) + lt(a, b) + logical_or(gt(a, b), le(a, b));
     case 58: return to(a, in.ConsumeBool() ? DType::Int64 : in.ConsumeBool() ? DType::Bool : DType::Float64);
     case 59: return a.clone() * b.detach();
+    case 61: {  // a Linear layer's product, its weight fitting a's last dimension
+      const std::int64_t out = in.ConsumeIntegralInRange<std::int64_t>(0, 4), features = a.dim() > 0 ? a.size(-1) : 1;
+      return nn::linear(a, big_tensor(in, {out, features}), in.ConsumeBool() ? big_tensor(in, {out}) : Tensor());
+    }
+    case 62: {  // the gradient of a selection, recorded (create_graph): the selections undone
+      const Tensor x = a.detach().requires_grad_();
+      Tensor picked;
+      switch (in.ConsumeIntegralInRange<int>(0, 2)) {
+        case 0:
+          picked = slice(x, any_dim(in), in.ConsumeIntegralInRange<std::int64_t>(-3, 3),
+                         in.ConsumeIntegralInRange<std::int64_t>(-3, 5), in.ConsumeIntegralInRange<std::int64_t>(1, 3));
+          break;
+        case 1: picked = gather(x, any_dim(in), any_tensor(in, DType::Int64)); break;
+        default: picked = index_select(x, any_dim(in), any_tensor(in, DType::Int64)); break;
+      }
+      return autograd::grad({sum(picked * picked)}, {x}, {}, std::nullopt, /*create_graph=*/true)[0];
+    }
     default:
       return sinusoidal_positional_encoding(in.ConsumeIntegralInRange<std::int64_t>(-1, 9),
                                             in.ConsumeIntegralInRange<std::int64_t>(-1, 9));
@@ -196,13 +221,15 @@ Tensor in_place(FuzzedDataProvider& in, const Tensor& a, const Tensor& b) {
 
 // autograd::grad over a graph the fuzzer built, with create_graph sometimes and then a second
 // derivative through the first.
-void gradients(FuzzedDataProvider& in, const std::vector<Tensor>& pool) {
-  const Tensor& out = pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)];
-  const Tensor& x = pool[in.ConsumeIntegralInRange<std::size_t>(0, 1)];  // a leaf
+void gradients(FuzzedDataProvider& in, std::vector<Tensor>& pool) {
+  const Tensor out = pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)];
+  const Tensor x = pool[in.ConsumeIntegralInRange<std::size_t>(0, 1)];  // a leaf
   const bool create = in.ConsumeBool();
   const std::vector<Tensor> g = autograd::grad({sum(out)}, {x}, {}, true, create, in.ConsumeBool());
-  if (create && !g.empty() && g[0].defined() && g[0].requires_grad())
+  if (create && !g.empty() && g[0].defined() && g[0].requires_grad()) {
+    pool.push_back(g[0]);  // its graph: the backward written with operations
     autograd::grad({sum(g[0] * g[0])}, {x}, {}, std::nullopt, false, true);
+  }
 }
 
 // A module's forward on an input of any shape, then backward.
@@ -240,7 +267,13 @@ void modules(FuzzedDataProvider& in, const Tensor& a) {
 // Writes bytes over a saved file (or cuts it short), and loads it back: each loader either
 // loads or throws its own error.
 void load_changed(FuzzedDataProvider& in) {
-  const std::string path = "fuzz_load.tmp";
+  // In the system's temporary folder, one file a process (the fuzzer may run several).
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("litgrad-fuzz-" + std::to_string(::getpid()) + ".tmp")).string();
+  struct RemovedAtTheEnd {
+    const std::string& path;
+    ~RemovedAtTheEnd() { std::remove(path.c_str()); }
+  } removed{path};
   std::string text;
   const int kind = in.ConsumeIntegralInRange<int>(0, 2);
   Generator gen(1);
@@ -284,14 +317,14 @@ void load_changed(FuzzedDataProvider& in) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+std::vector<Tensor> litgrad_fuzz::run(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider in(data, size);
   std::vector<Tensor> pool;
   try {
     pool.push_back(any_tensor(in));
     pool.push_back(any_tensor(in));
   } catch (const std::logic_error&) {
-    return 0;
+    return pool;
   }
   // The first byte picks what else runs besides the graph of operations.
   const int extra = in.ConsumeIntegralInRange<int>(0, 3);
@@ -321,5 +354,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const std::logic_error&) {
     }
   }
+  return pool;
+}
+
+#ifdef LITGRAD_LIBFUZZER
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  litgrad_fuzz::run(data, size);
   return 0;
 }
+#endif

@@ -195,6 +195,29 @@ class OutOfDate(unittest.TestCase):
         with open(mutations.ledger_path(ROOT), encoding="utf-8") as f:
             self.assertIn("mutations", json.load(f))
         self.assertIn("matmul", mutations.recorded_ops(ROOT))
+        self.assertEqual(len(mutations.recorded_ops(ROOT)), 41)
+
+
+class Registry(unittest.TestCase):
+    """The operations the check wants a mutation for come from the library's table, read
+    strictly: a line in the table that is not one entry is refused, never skipped."""
+
+    def registry(self, body):
+        root = tempfile.mkdtemp()
+        os.makedirs(os.path.join(root, "lib", "litgrad", "ops"))
+        with open(os.path.join(root, mutations.REGISTRY), "w") as f:
+            f.write("#define LITGRAD_OPERATIONS(LITGRAD_OP) \\\n" + body + "\n// after\n")
+        return root
+
+    def test_every_entry_is_read(self):
+        root = self.registry('  LITGRAD_OP(add, yes, "") \\\n  LITGRAD_OP(max, no, "a \\"quoted\\" why") \\\n'
+                             '  LITGRAD_OP(sum, yes, "")')
+        self.assertEqual(mutations.recorded_ops(root), {"add", "max", "sum"})
+
+    def test_a_line_that_is_not_one_entry_is_refused(self):
+        root = self.registry('  LITGRAD_OP(add, yes, "") LITGRAD_OP(sub, yes, "") \\\n  LITGRAD_OP(sum, yes, "")')
+        with self.assertRaisesRegex(mutations.CatalogueError, "registry.hpp:2: not one LITGRAD_OP"):
+            mutations.recorded_ops(root)
 
 
 class Fingerprint(unittest.TestCase):

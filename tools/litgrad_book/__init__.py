@@ -10,9 +10,10 @@
   check, and how the pages show it; ``mutate``: ``tools/mutate``, which runs them;
   ``fingerprint``: what a file's code is without its prose, which decides when a result is
   out of date.
-* ``exercises``: a chapter's exercises, their catalogues of learners' mistakes, reading
-  doctest's report, and the exercise section of a chapter's page; ``exercise_tool``:
-  ``tools/exercise``, the learner's command.
+* ``exercises``: a chapter's exercises, their files and doctest's report of their tests;
+  ``mistakes``: the catalogues of learners' mistakes, each applied and judged;
+  ``exercise_page``: the Exercises section of a chapter's page, which reads both;
+  ``exercise_tool``: ``tools/exercise``, the learner's command.
 * ``performance``: ``tools/bench``'s report (``results.json``) and the Performance page's
   tables.
 

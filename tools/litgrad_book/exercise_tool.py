@@ -21,6 +21,7 @@ Without NN, every chapter's exercises. Your files are exercises/NN_topic/K_name.
 clone (git ignores them). The build goes to ./build (BUILD_DIR overrides); the first check
 builds the library, which takes a minute or two, and says how far it has got.
 """
+import argparse
 import hashlib
 import json
 import os
@@ -354,39 +355,45 @@ def judge_mistakes(which):
     return caught == len(found)
 
 
+def arguments(argv):
+    """The command line, read: verb, which (or None) and give_up. Exits with usage on a wrong one."""
+    parser = argparse.ArgumentParser(prog="tools/exercise", description=__doc__.strip(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, usage=argparse.SUPPRESS)
+    parser.add_argument("verb", choices=["list", "start", "check", "watch", "hint", "solution", "mistakes", "help"],
+                        metavar="COMMAND")
+    parser.add_argument("which", nargs="?", default=None, metavar="NN[.K]")
+    parser.add_argument("--give-up", action="store_true", help="the solution without passing first")
+    args = parser.parse_args(argv)
+    if args.verb in ("hint", "solution") and (args.which is None or "." not in args.which):
+        parser.exit(2, f"tools/exercise: {args.verb} for one exercise, as: tools/exercise {args.verb} 08.2\n")
+    if args.give_up and args.verb != "solution":
+        parser.exit(2, "tools/exercise: --give-up goes with solution\n")
+    return args, parser
+
+
 def main(argv):
-    if not argv or argv[0] in ("-h", "--help", "help"):
-        print(__doc__.strip())
+    args, parser = arguments(argv)
+    if args.verb == "help":
+        parser.print_help()
         return 0
-    verb, rest = argv[0], argv[1:]
-    give_up = "--give-up" in rest
-    rest = [a for a in rest if a != "--give-up"]
-    if len(rest) > 1:
-        sys.exit("tools/exercise: one chapter or exercise at a time; see tools/exercise --help")
-    which = rest[0] if rest else None
-    if verb == "start":
+    which = args.which
+    if args.verb == "start":
         start(which)
-    elif verb == "check":
+    elif args.verb == "check":
         install("build")
         return 0 if check(which) else 1
-    elif verb == "watch":
+    elif args.verb == "watch":
         install("exercise")
         watch(which)
-    elif verb == "hint":
-        if which is None or "." not in which:
-            sys.exit("tools/exercise: hint for one exercise, as: tools/exercise hint 08.2")
+    elif args.verb == "hint":
         hint(which)
-    elif verb == "solution":
-        if which is None:
-            sys.exit("tools/exercise: solution for one exercise, as: tools/exercise solution 08.2")
-        return 0 if solution(which, give_up) else 1
-    elif verb == "list":
+    elif args.verb == "solution":
+        return 0 if solution(which, args.give_up) else 1
+    elif args.verb == "list":
         list_exercises(which)
-    elif verb == "mistakes":
+    elif args.verb == "mistakes":
         install("build")
         return 0 if judge_mistakes(which) else 1
-    else:
-        sys.exit(f"tools/exercise: unknown command '{verb}'; see tools/exercise --help")
     return 0
 
 

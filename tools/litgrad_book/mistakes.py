@@ -23,6 +23,7 @@ usage (the build runs these; an author runs ``tools/exercise mistakes``):
   python3 -m litgrad_book.mistakes apply CATALOGUE N SOLUTION OUT.cpp
   python3 -m litgrad_book.mistakes judge CATALOGUE N SOLUTION PROGRAM [RESULT.json]
 """
+import argparse
 import glob
 import json
 import os
@@ -285,28 +286,40 @@ def write_if_changed(path, text):
 
 
 def main(argv):
-    if len(argv) >= 3 and argv[0] == "cmake":
-        write_if_changed(argv[2], "\n".join(cmake_lines(argv[1])) + "\n")
+    parser = argparse.ArgumentParser(prog="python3 -m litgrad_book.mistakes", description=__doc__.strip(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    verbs = parser.add_subparsers(dest="verb", required=True)
+    cmake = verbs.add_parser("cmake", help="write the CMake lines that build every catalogued mistake")
+    cmake.add_argument("root")
+    cmake.add_argument("out")
+    made = verbs.add_parser("apply", help="write a solution with one catalogued mistake made in it")
+    judged = verbs.add_parser("judge", help="judge one mistake's program: rejected, and named by its first message")
+    for p in (made, judged):
+        p.add_argument("catalogue")
+        p.add_argument("ordinal", type=int)
+        p.add_argument("solution")
+    made.add_argument("out")
+    judged.add_argument("program")
+    judged.add_argument("result", nargs="?", default=None)
+    args = parser.parse_args(argv)
+    if args.verb == "cmake":
+        write_if_changed(args.out, "\n".join(cmake_lines(args.root)) + "\n")
         return 0
-    if len(argv) == 5 and argv[0] == "apply":
-        catalogue, ordinal, solution, out = argv[1], int(argv[2]), argv[3], argv[4]
-        m = load(catalogue)[ordinal]
-        with open(solution, encoding="utf-8") as f:
+    if args.verb == "apply":
+        m = load(args.catalogue)[args.ordinal]
+        with open(args.solution, encoding="utf-8") as f:
             text = f.read()
         try:
             text = apply(m, text)
             note = f"with the catalogued mistake {m['name']!r}"
         except CatalogueError as e:  # the judge reports it; the build goes on
             note = f"unchanged: {e}"
-        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-        with open(out, "w", encoding="utf-8") as f:  # always: the build compares its time with its inputs'
-            f.write(f"// {os.path.basename(solution)} {note} (made by litgrad_book.mistakes from "
-                    f"{os.path.basename(catalogue)})\n{text}")
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out, "w", encoding="utf-8") as f:  # always: the build compares its time with its inputs'
+            f.write(f"// {os.path.basename(args.solution)} {note} (made by litgrad_book.mistakes from "
+                    f"{os.path.basename(args.catalogue)})\n{text}")
         return 0
-    if len(argv) in (5, 6) and argv[0] == "judge":
-        return 0 if judge(argv[1], int(argv[2]), argv[3], argv[4], argv[5] if len(argv) == 6 else None) else 1
-    print(__doc__.strip(), file=sys.stderr)
-    return 2
+    return 0 if judge(args.catalogue, args.ordinal, args.solution, args.program, args.result) else 1
 
 
 if __name__ == "__main__":

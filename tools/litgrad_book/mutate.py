@@ -28,6 +28,7 @@ catalogue, when an operation that records a backward has no killed mutation nami
 mutation survives without a written reason, or when one is stale (its text is gone, checked in
 the files as they are now), ambiguous (found more than once) or does not compile. It prints each chapter's and the library's score.
 """
+import argparse
 import datetime
 import glob
 import json
@@ -307,45 +308,44 @@ def check(ledger, cats, book):
     return not found
 
 
+def arguments(argv):
+    parser = argparse.ArgumentParser(prog="tools/mutate", description=__doc__.strip(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, usage=argparse.SUPPRESS)
+    parser.add_argument("which", nargs="?", default=None, metavar="all|lib|NN")
+    parser.add_argument("--check", action="store_true", help="check the ledger, running nothing")
+    parser.add_argument("--changed", action="store_true", help="run only the mutations whose code changed")
+    parser.add_argument("--only", metavar="NAME", help="run only the mutation of this name")
+    parser.add_argument("--part", metavar="K/N", help="only every N-th of the selected mutations, from the K-th")
+    args = parser.parse_args(argv)
+    if args.part is not None:
+        try:
+            k, n = (int(x) for x in args.part.split("/"))
+            assert 0 <= k < n
+        except (ValueError, AssertionError):
+            parser.exit(2, "tools/mutate: --part needs K/N with 0 <= K < N, e.g. --part 0/2\n")
+        args.part = (k, n)
+    return args
+
+
 def main(argv):
-    if argv and argv[0] in ("-h", "--help"):
-        print(__doc__.strip())
-        return 0
+    args = arguments(argv)
     try:
         cats, book = mutations.catalogues(ROOT), mutations.chapters(ROOT)
     except (mutations.CatalogueError, reader.SourceError) as e:
         sys.exit(f"tools/mutate: {e}")
     ledger = mutations.load_ledger(ROOT)
-    if "--check" in argv:
+    if args.check:
         return 0 if check(ledger, cats, book) else 1
-    only = None
-    if "--only" in argv:
-        i = argv.index("--only")
-        if i + 1 >= len(argv):
-            sys.exit("tools/mutate: --only needs a mutation's name")
-        only = argv[i + 1]
-        argv = argv[:i] + argv[i + 2:]
-    part = None
-    if "--part" in argv:  # K/N: every N-th selected mutation from the K-th, to share a run out
-        i = argv.index("--part")
-        try:
-            k, n = (int(x) for x in argv[i + 1].split("/"))
-            assert 0 <= k < n
-        except (IndexError, ValueError, AssertionError):
-            sys.exit("tools/mutate: --part needs K/N with 0 <= K < N, e.g. --part 0/2")
-        part = (k, n)
-        argv = argv[:i] + argv[i + 2:]
-    if "--changed" in argv:
+    if args.changed:
         stale = mutations.out_of_date(ledger, cats, book, ROOT)
         files = sorted({f for fs in stale.values() for f in fs})
         log(f"Changed since the ledger ran: {', '.join(files) or 'nothing'}: {len(stale)} mutations to rerun")
         selected = [m for ms in cats.values() for m in ms if m["key"] in stale]
-        rest = [a for a in argv if a != "--changed"]
-        if rest:  # one catalogue's only: lib, or a chapter's number
-            want = "lib" if rest[0] == "lib" else rest[0].zfill(2)
+        if args.which:  # one catalogue's only: lib, or a chapter's number
+            want = "lib" if args.which == "lib" else args.which.zfill(2)
             selected = [m for m in selected if m["catalogue"] == want or m["catalogue"][:2] == want]
     else:
-        which = argv[0] if argv else "all"
+        which = args.which or "all"
         if which == "all":
             names = sorted(cats)
         elif which == "lib":
@@ -354,11 +354,11 @@ def main(argv):
             names = [c for c in cats if c[:2] == which.zfill(2)]
             if not names:
                 sys.exit(f"tools/mutate: no catalogue for chapter {which}; the catalogues: {', '.join(sorted(cats))}")
-        selected = [m for n in names for m in cats[n] if only is None or m["name"] == only]
-    if part is not None:
-        selected = selected[part[0]::part[1]]
-    if only is not None and not selected:
-        sys.exit(f"tools/mutate: no mutation named {only!r} there")
+        selected = [m for n in names for m in cats[n] if args.only is None or m["name"] == args.only]
+    if args.part is not None:
+        selected = selected[args.part[0]::args.part[1]]
+    if args.only is not None and not selected:
+        sys.exit(f"tools/mutate: no mutation named {args.only!r} there")
     start = time.time()
     if selected:
         state = tree_state()  # before run() copies the tree

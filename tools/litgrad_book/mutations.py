@@ -27,7 +27,6 @@ import tomllib
 from litgrad_book import fingerprint, reader
 
 REQUIRED = ("name", "file", "bug", "find", "replace")
-RECORDED = re.compile(r'\b(?:record|unary|binary)\("([^"]+)"')
 
 
 class CatalogueError(Exception):
@@ -192,12 +191,28 @@ def scores(ledger, cats):
     return out
 
 
+REGISTRY = os.path.join("lib", "litgrad", "ops", "registry.hpp")
+REGISTRY_ENTRY = re.compile(r'^\s*LITGRAD_OP\((\w+), (yes|no), "((?:[^"\\]|\\.)*)"\)\s*\\?$')
+
+
 def recorded_ops(root):
-    """The name of every operation the library's sources record a backward for."""
-    ops = set()
-    for path in glob.glob(os.path.join(root, "lib", "litgrad", "**", "*.cpp"), recursive=True):
-        with open(path, encoding="utf-8") as f:
-            ops |= set(RECORDED.findall(f.read()))
+    """The name of every operation the library records a backward for: the entries of its table
+    of operations (lib/litgrad/ops/registry.hpp), one ``LITGRAD_OP(name, twice, why)`` a line
+    between ``#define LITGRAD_OPERATIONS`` and the line that ends the macro. A line there that is
+    not one entry is refused, so that no entry can hide from the check."""
+    path = os.path.join(root, REGISTRY)
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    start = next((i for i, l in enumerate(lines) if l.startswith("#define LITGRAD_OPERATIONS(")), None)
+    if start is None:
+        raise CatalogueError(f"{REGISTRY}: no '#define LITGRAD_OPERATIONS(' line")
+    ops, i = set(), start
+    while lines[i].rstrip().endswith("\\"):
+        i += 1
+        m = REGISTRY_ENTRY.match(lines[i])
+        if not m:
+            raise CatalogueError(f"{REGISTRY}:{i + 1}: not one LITGRAD_OP(name, yes|no, \"...\") entry: {lines[i]!r}")
+        ops.add(m.group(1))
     return ops
 
 

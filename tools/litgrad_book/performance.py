@@ -11,12 +11,12 @@ is, one table in one unit, and its goal with the reason for it. The Performance 
 ``page_lines``; nothing on that page is typed by hand. A comparison's ratio is libtorch's time
 divided by litgrad's.
 """
+import argparse
 import json
 import os
 import platform
 import re
 import subprocess
-import sys
 
 from litgrad_book import ROOT, reader, runner
 
@@ -404,6 +404,7 @@ def page_lines(results, sweep_figure):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit(__doc__.strip())
-    write_report(sys.argv[1])
+    parser = argparse.ArgumentParser(prog="python3 -m litgrad_book.performance", description=__doc__.strip(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("bench_dir", help="the folder tools/bench wrote")
+    write_report(parser.parse_args().bench_dir)

@@ -30,6 +30,7 @@ whose kernels are written to be read and are held to the fast ones' bits, not th
 time is recorded and shown, and not held to the budget.
 """
 import json
+import argparse
 import os
 import resource
 import shutil
@@ -96,12 +97,20 @@ def unheld_claims(source, out):
 
 
 def main(argv):
-    plain = argv[3:] == ["--plain"]
-    calibration = argv[4] if len(argv) == 5 and argv[3] == "--calibration" else None
-    if not plain and not calibration:
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
-    program, source_path, out = argv[:3]
+    parser = argparse.ArgumentParser(prog="python3 -m litgrad_book.runner", description=__doc__.strip(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("program")
+    parser.add_argument("source")
+    parser.add_argument("out")
+    room = parser.add_mutually_exclusive_group(required=True)
+    room.add_argument("--plain", action="store_true", help="the plain room: no budget is held")
+    room.add_argument("--calibration", metavar="PROGRAM", help="the calibration program the budget is scaled by")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # a wrong command line: the usage is printed, and the status returned
+        return e.code
+    plain, calibration = args.plain, args.calibration
+    program, source_path, out = args.program, args.source, args.out
     try:
         source = reader.read(source_path)
         budget, reason = reader.budget_seconds(source)

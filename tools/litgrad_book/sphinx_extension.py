@@ -45,7 +45,7 @@ from sphinx.errors import SphinxError
 from sphinx.parsers import RSTParser
 from sphinx.util.nodes import nested_parse_with_titles
 
-from litgrad_book import exercises, figures, mutations, performance, reader
+from litgrad_book import exercise_page, figures, mutations, performance, reader
 
 CHAPTER_DOC = re.compile(r"^chapters/(\d\d_[a-z0-9_]+)$")
 
@@ -225,7 +225,7 @@ class ChapterParser(RSTParser):
         if unshown:
             raise ChapterError(f"{source.path}: the chapter emitted the figure(s) {', '.join(unshown)} but shows "
                                f"them nowhere; add '.. figure:: NAME' to the prose that discusses each")
-        out += exercises.chapter_section(env, chapter)
+        out += exercise_page.chapter_section(env, chapter)
         out += ["", *self.neighbours(source, book, "litgrad-chapter-nav litgrad-chapter-nav-bottom")]
         return out
 
@@ -282,7 +282,7 @@ class ChapterParser(RSTParser):
         if not c["passed"]:
             raise ChapterError(f"{source.path}:{claim.line}: the claim \"{claim.name}\" FAILED in the run that "
                                f"would build this page; run build/chapters/{source.name} to see why")
-        lines = ["", f".. container:: litgrad-claim litgrad-held", "",
+        lines = ["", ".. container:: litgrad-claim litgrad-held", "",
                  f"   **✓ held** · claim {claim.index + 1} · test {literal(claim.name)}", ""]
         if c["measured"]:
             lines += ["   Measured:", ""]
@@ -357,7 +357,7 @@ class CourseDirective(Directive):
                       "   .. container:: litgrad-course-facts", "",
                       f"      | Assumes {assumes_text(s, by_number)}",
                       f"      | {len(s.claims)} claims proved, {held} held in the run that built this page"
-                      f" · {time_text(run)}" + (f" · {n} exercises" if (n := exercises.count(env, s.name))
+                      f" · {time_text(run)}" + (f" · {n} exercises" if (n := exercise_page.count(env, s.name))
                                                 else ""), ""]
         return nested(self, lines)
 

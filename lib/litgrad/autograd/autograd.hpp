@@ -10,14 +10,13 @@
 /// (`create_graph`), so that its gradients can be differentiated again.
 ///
 /// **Higher-order gradients.** With `create_graph`, every operation's backward is computed by
-/// operations, and recorded. These operations' gradients can be recorded so: add, sub, mul,
-/// div, neg, pow, exp, log, tanh, sigmoid, relu, abs, sin, cos, sqrt, clamp, where and
-/// masked_fill, matmul and Linear layers, sum and mean, reshape and its relatives (view,
-/// flatten, squeeze, unsqueeze, transpose, permute, expand), slice, select, cat, stack,
-/// index_select, gather, embedding, softmax, log_softmax, logsumexp, mse_loss and
-/// cross_entropy (built from those), and a custom autograd::Function whose backward uses them.
-/// Through any other (the fused attention weights, max, norm, topk, repeat, gelu, binary
-/// cross-entropy), backward with create_graph throws AutogradError naming it.
+/// operations, and recorded, so that the gradients can be differentiated again. The table of
+/// operations (ops/registry.hpp) says which operations' backward can be recorded so
+/// (`Twice::yes`: all but max, norm, repeat, gelu and binary_cross_entropy_with_logits), and
+/// so does everything built from those (view, flatten, squeeze, select, stack, topk, mse_loss,
+/// cross_entropy, Linear layers, attention, ...), and a custom autograd::Function whose
+/// backward uses them. Through any other, backward with create_graph throws AutogradError
+/// naming it (tests/test_gradcheck_ops.cpp checks both against the table).
 
 #include <optional>
 #include <vector>

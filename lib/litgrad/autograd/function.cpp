@@ -54,8 +54,11 @@ Tensor record_function(const char* name, const Tensor& output, std::vector<Tenso
   };
   // A fresh handle on the output's numbers, so that the result's history is the Function alone.
   const Tensor value = output.detach();
-  return litgrad::detail::record(
-      name, value, std::move(inputs), call,
+  // Recorded under its author's name, not an entry of the library's table of operations
+  // (ops/registry.hpp): the one kind of Node the library makes for operations it does not know.
+  if (!litgrad::detail::records(inputs)) return value;
+  return litgrad::detail::make_node(
+      name, value, litgrad::detail::Node::InputList(inputs.begin(), inputs.end()), call,
       [call](const Tensor& g, const Tensor&, const std::vector<Tensor>&) { return call(g); },
       litgrad::detail::Saved::nothing());  // (saved tensors are checked by saved_tensors())
 }

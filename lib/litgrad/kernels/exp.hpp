@@ -12,7 +12,7 @@
 // 2^k is built from its bits. ln2 is split in two (hi with trailing zero bits, so k ln2_hi is
 // exact) so that r keeps full precision. Every element goes through the same operations, so a
 // vectorised loop gives the same bits as a scalar one. tests/test_op_values.cpp derives and checks
-// that the result is within two units in the last place of std::exp's (measured: one).
+// that the result is within two units in the last place of std::exp's.
 
 #include <cstdint>
 #include <cstring>

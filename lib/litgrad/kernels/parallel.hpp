@@ -30,10 +30,9 @@ int thread_count_from(const char* variable);
 
 /// Multiply-adds (or their like) below which a part is not worth a thread: handing a part to
 /// a worker that is watching for it (kernels/fast/parallel.cpp) costs about a microsecond, in
-/// which a core does some tens of thousands of multiply-adds. (Measured on the Transformer
-/// block of tools/bench at L = 64 and 256 on 2 threads: 2^14, 2^16 and 2^20 within 5% of each
-/// other.) The kernels' tests lower it, so that small shapes are split too; it changes the
-/// time, never the bits.
+/// which a core does some tens of thousands of multiply-adds, so a smaller part would cost more
+/// to hand over than to do. The kernels' tests lower it, so that small shapes are split too;
+/// it changes the time, never the bits (tools/bench's two-thread table shows what threads buy).
 constexpr std::int64_t kWorkPerPart = std::int64_t{1} << 16;
 std::int64_t work_per_part();
 void set_work_per_part(std::int64_t work);

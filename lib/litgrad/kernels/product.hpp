@@ -33,6 +33,14 @@ namespace litgrad::kernels {
 /// from the CPU's caches), so that the bits depend on no cache size.
 constexpr std::int64_t kDepthBlock = 512;
 
+/// One operand of a product: the row-major `rows` x `cols` matrix at `data`, read transposed
+/// when `transposed` (so that op(M) is cols x rows).
+struct Matrix {
+  const double* data;
+  std::int64_t rows, cols;
+  bool transposed = false;
+};
+
 /// Which code the fast room runs for an n x k times k x m product (the order is always the
 /// chain of the top of this file; only the speed depends on the path).
 struct ProductPlan {
@@ -53,8 +61,10 @@ namespace plain {
 class Product {
  public:
   Product(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms = true);
-  void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
-           std::int64_t bc, bool tb, std::int64_t* columns = nullptr);
+  void add(double* c, const Matrix& a, const Matrix& b, std::int64_t* columns = nullptr);
+  std::int64_t n() const { return n_; }
+  std::int64_t k() const { return k_; }
+  std::int64_t m() const { return m_; }
 
  private:
   std::int64_t n_, k_, m_;
@@ -71,8 +81,10 @@ class Product {
   ~Product();
   Product(const Product&) = delete;
   Product& operator=(const Product&) = delete;
-  void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
-           std::int64_t bc, bool tb, std::int64_t* columns = nullptr);
+  void add(double* c, const Matrix& a, const Matrix& b, std::int64_t* columns = nullptr);
+  std::int64_t n() const { return n_; }
+  std::int64_t k() const { return k_; }
+  std::int64_t m() const { return m_; }
 
  private:
   std::int64_t n_, k_, m_;
@@ -90,83 +102,93 @@ class Product {
 /// change a bit of the result (kernels/fast/product.cpp says when); `skip_zero_terms = false`
 /// makes every sum add every term, for the tests that check it changes nothing.
 ///
-/// add(): C (n x m, row-major, contiguous) gets op(A) op(B), where A is the row-major ar x ac
-/// matrix at `a`, transposed when `ta` (so op(A) is n x k), and likewise B (op(B) is k x m).
+/// add(): C (n x m, row-major, contiguous) gets op(A) op(B) (op(A) is n x k, op(B) k x m).
 /// With `columns` (n counts), row i of C is needed only in its first columns[i] columns: the
 /// product may leave the rest of the row unwritten, and sets columns[i] to how many it wrote
 /// (at least as many as asked). Every element written is the one the whole product has.
 /// Every add() counts its n k m multiply-adds (or k times the columns asked for, with
-/// `columns`) for FlopCounter.
-class Product : public room::Product {
+/// `columns`) for FlopCounter: this class holds the room's product and counts, then asks it.
+class Product {
  public:
   Product(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms = true)
-      : room::Product(n, k, m, overwrite, skip_zero_terms), n_(n), k_(k), m_(m) {}
-  void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
-           std::int64_t bc, bool tb, std::int64_t* columns = nullptr) {
-    std::int64_t asked = n_ * m_;
+      : product_(n, k, m, overwrite, skip_zero_terms) {}
+  void add(double* c, const Matrix& a, const Matrix& b, std::int64_t* columns = nullptr) {
+    std::int64_t asked = product_.n() * product_.m();
     if (columns) {
       asked = 0;
-      for (std::int64_t i = 0; i < n_; ++i) asked += columns[i];
+      for (std::int64_t i = 0; i < product_.n(); ++i) asked += columns[i];
     }
-    detail::count_multiply_adds(asked * k_);
-    room::Product::add(c, a, ar, ac, ta, b, br, bc, tb, columns);
+    detail::count_multiply_adds(asked * product_.k());
+    product_.add(c, a, b, columns);
   }
 
  private:
-  std::int64_t n_, k_, m_;
+  room::Product product_;
+};
+
+/// A batch of matrices stored one after another: `batch` of them (its shape), each `rows` x
+/// `cols`, row-major, read transposed when `transposed`.
+struct Matrices {
+  const double* data;
+  Shape batch;
+  std::int64_t rows, cols;
+  bool transposed = false;
+  Matrix at(std::int64_t i) const { return {data + i * rows * cols, rows, cols, transposed}; }
 };
 
 /// C = the sum, over every index of `batch`, of op(A[a]) op(B[b]) placed in C[c], where op
-/// transposes when asked and the batch shapes of C, A and B (cb, ab, bb) each broadcast to
-/// `batch`: summing into C is what sums a gradient over the batch dimensions its operand was
-/// broadcast along. Each of C's matrices is n x m, A's ar x ac, B's br x bc. When each of C's
-/// matrices gets one product, or one product sums them all, C is written directly; otherwise it
-/// is zeroed and the products added, in the batch's row-major order. C need not be
-/// initialised, unless `accumulate`: then the products are added to what C holds (a bias, say).
-/// A batch sharing one matrix (a Linear layer's weight, say) is stacked into one tall product:
-/// that changes only n, so the bits are those of the products one at a time.
-inline void batched_product(const Shape& batch, double* c, const Shape& cb, std::int64_t n, std::int64_t m,
-                            const double* a, const Shape& ab, std::int64_t ar, std::int64_t ac, bool ta,
-                            const double* b, const Shape& bb, std::int64_t br, std::int64_t bc, bool tb,
+/// transposes when asked and the batch shapes of C, A and B (cb, A.batch, B.batch) each
+/// broadcast to `batch`: summing into C is what sums a gradient over the batch dimensions its
+/// operand was broadcast along. Each of C's matrices is n x m (op(A) is n x k, op(B) k x m).
+/// When each of C's matrices gets one product, or one product sums them all, C is written
+/// directly; otherwise it is zeroed and the products added, in the batch's row-major order. C
+/// need not be initialised, unless `accumulate`: then the products are added to what C holds (a
+/// bias, say). A batch sharing one matrix (a Linear layer's weight, say) is stacked into one
+/// tall product: that changes only n, so the bits are those of the products one at a time.
+inline void batched_product(const Shape& batch, double* c, const Shape& cb, const Matrices& A, const Matrices& B,
                             bool accumulate = false) {
-  const std::int64_t k = ta ? ar : ac, count = numel(batch), c_size = numel(cb) * n * m;
+  const std::int64_t n = A.transposed ? A.cols : A.rows, k = A.transposed ? A.rows : A.cols;
+  const std::int64_t m = B.transposed ? B.rows : B.cols;
+  const std::int64_t count = numel(batch), c_size = numel(cb) * n * m;
   if (c_size == 0) return;  // no elements (and empty data may be null)
   if (count == 0) {         // a sum of no products (one of no terms, k = 0, is Product's)
     if (!accumulate) std::fill(c, c + c_size, 0.0);
     return;
   }
-  if (count > 1 && numel(bb) == 1 && !ta && ab == batch && cb == batch) {  // C_i = A_i B for all i
-    Product(count * n, k, m, !accumulate).add(c, a, count * ar, ac, false, b, br, bc, tb);
+  const Matrix b0 = B.at(0);
+  if (count > 1 && numel(B.batch) == 1 && !A.transposed && A.batch == batch && cb == batch) {  // C_i = A_i B
+    Product(count * n, k, m, !accumulate).add(c, {A.data, count * A.rows, A.cols}, b0);
     return;
   }
-  if (count > 1 && numel(cb) == 1 && ta && !tb && ab == batch && bb == batch) {  // C = sum_i A_iᵀ B_i
-    Product(n, count * ar, m, !accumulate).add(c, a, count * ar, ac, true, b, count * br, bc, false);
+  if (count > 1 && numel(cb) == 1 && A.transposed && !B.transposed && A.batch == batch &&
+      B.batch == batch) {  // C = sum_i A_iᵀ B_i
+    Product(n, count * A.rows, m, !accumulate)
+        .add(c, {A.data, count * A.rows, A.cols, true}, {B.data, count * B.rows, B.cols});
     return;
   }
   const bool once = cb == batch;  // each of C's matrices gets exactly one product
-  const std::int64_t cs = n * m, as = ar * ac, bs = br * bc;
+  const std::int64_t cs = n * m;
   // Products into different matrices of C share no sum, so they may go to different threads
   // (kernels/parallel.hpp), each part a run of the batch with its own buffers.
   const std::int64_t parts = once ? parts_for(count * n * k * m, count) : 1;
   if (parts > 1) {
     std::vector<std::array<std::int64_t, 3>> at;  // each product's matrices of C, A and B
     at.reserve(static_cast<std::size_t>(count));
-    for_each_broadcast<3>(batch, {&cb, &ab, &bb}, [&](std::int64_t, const auto& o) {
+    for_each_broadcast<3>(batch, {&cb, &A.batch, &B.batch}, [&](std::int64_t, const auto& o) {
       at.push_back({o[0], o[1], o[2]});
     });
     detail::count_multiply_adds(count * n * k * m);  // on this thread, which FlopCounter watches
     parallel_for(parts, [&](std::int64_t part) {
       room::Product multiply(n, k, m, /*overwrite=*/!accumulate);
       for (std::int64_t i = count * part / parts; i < count * (part + 1) / parts; ++i)
-        multiply.add(c + at[i][0] * cs, a + at[i][1] * as, ar, ac, ta, b + at[i][2] * bs, br, bc, tb);
+        multiply.add(c + at[i][0] * cs, A.at(at[i][1]), B.at(at[i][2]));
     });
     return;
   }
   if (!once && !accumulate) std::fill(c, c + c_size, 0.0);
   Product multiply(n, k, m, /*overwrite=*/once && !accumulate);
-  for_each_broadcast<3>(batch, {&cb, &ab, &bb}, [&](std::int64_t, const auto& o) {
-    multiply.add(c + o[0] * cs, a + o[1] * as, ar, ac, ta, b + o[2] * bs, br, bc, tb);
-  });
+  for_each_broadcast<3>(batch, {&cb, &A.batch, &B.batch},
+                        [&](std::int64_t, const auto& o) { multiply.add(c + o[0] * cs, A.at(o[1]), B.at(o[2])); });
 }
 
 }  // namespace litgrad::kernels

@@ -8,6 +8,7 @@
 #include "litgrad/kernels/copy.hpp"
 #include "litgrad/ops/detail/scatter.hpp"
 #include "litgrad/ops/elementwise.hpp"
+#include "litgrad/ops/registry.hpp"
 #include "litgrad/ops/reshaping.hpp"
 
 namespace litgrad::nn {
@@ -39,7 +40,7 @@ Tensor embedding(const Tensor& ids, const Tensor& weight, std::optional<std::int
   Tensor y = detail::uninitialized_tensor(out);
   kernels::index_rows(weight.data(), 1, V, D, rows, y.data());
   return detail::record(
-      "embedding", y, {weight},
+      op::embedding, y, {weight},
       [rows, V, D, pad](const Tensor& g) -> std::vector<Tensor> {
         Tensor gw = detail::uninitialized_tensor({V, D});  // the padding row learns nothing
         kernels::index_rows_backward(g.data(), 1, V, D, rows, gw.data(), /*skip=*/pad);

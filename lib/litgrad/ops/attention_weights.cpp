@@ -14,6 +14,7 @@
 #include "litgrad/core/detail/tensor_impl.hpp"
 #include "litgrad/kernels/attention.hpp"
 #include "litgrad/kernels/broadcast.hpp"
+#include "litgrad/ops/registry.hpp"
 
 namespace litgrad::detail {
 
@@ -41,7 +42,7 @@ Tensor attention_weights(const Tensor& query, const Tensor& key, const Tensor& m
   kernels::attention_weights(query.data(), key.data(), m, causal, shape, scaled.data(), w.data());
   const bool need_q = query.requires_grad(), need_k = key.requires_grad();
   return record(
-      "attention_weights", w, {query, key},
+      op::attention_weights, w, {query, key},
       [w, scaled, key, shape, need_q, need_k](const Tensor& g) {
         Tensor gq = need_q ? uninitialized_tensor(scaled.shape()) : Tensor();
         Tensor gk = need_k ? uninitialized_tensor(key.shape()) : Tensor();

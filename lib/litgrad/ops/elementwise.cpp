@@ -1,6 +1,8 @@
 // Elementwise operations. Each one is its forward formula next to its derivative: the helpers
 // `unary` and `binary` do the recording, and the kernels (kernels/elementwise.hpp) the looping
-// and the broadcasting.
+// and the broadcasting. A derivative is written once, as a rule generic in its arguments: the
+// kernels call it with doubles, element by element, and a backward that records itself
+// (create_graph) calls the same rule with tensors, each with its history.
 
 #include "litgrad/ops/elementwise.hpp"
 
@@ -12,36 +14,37 @@
 #include "litgrad/core/detail/tensor_impl.hpp"
 #include "litgrad/kernels/elementwise.hpp"
 #include "litgrad/ops/detail/sum_to.hpp"
+#include "litgrad/ops/registry.hpp"
 
 namespace litgrad {
 
 namespace {
 
 using detail::empty_tensor;
+using detail::Saved;
 using detail::uninitialized_tensor;
 
-// The backward of an elementwise operation written with operations (core/detail/node.hpp), from
-// the gradient g of the output, the output y and the input(s), each with its history.
-using UnaryGraph = std::function<Tensor(const Tensor& g, const Tensor& y, const Tensor& x)>;
-using BinaryGraph = std::function<Tensor(const Tensor& g, const Tensor& y, const Tensor& a, const Tensor& b)>;
-
-// y = f(x) elementwise; dx = df(x, y, dy) elementwise, and the same as operations, gdf.
+// y = f(x) elementwise; dx = df(x, y, dy), the rule called with doubles by the kernel and, for
+// an operation whose table entry says Twice::yes, with tensors by a backward that records itself.
 // x: any shape; y, dy: x's shape. `saved`: what df reads (the input, the output, or neither).
-template <class F, class DF>
-Tensor unary(const char* op, const Tensor& x, F f, DF df, UnaryGraph gdf, detail::Saved saved) {
+template <const Op& O, class F, class DF>
+Tensor unary(const Tensor& x, F f, DF df, Saved saved) {
   Tensor y = uninitialized_tensor(x.shape());
   kernels::map(x.numel(), x.data(), y.data(), f);
-  return detail::record(
-      op, y, {x},
-      [x, y, df](const Tensor& g) -> std::vector<Tensor> {
-        Tensor gx = uninitialized_tensor(x.shape());
-        kernels::map_backward(x.numel(), x.data(), y.data(), g.data(), gx.data(), df);
-        return {gx};
-      },
-      gdf ? detail::GraphBackwardFn([gdf](const Tensor& g, const Tensor& y, const std::vector<Tensor>& in)
-                                        -> std::vector<Tensor> { return {gdf(g, y, in[0])}; })
-          : nullptr,
-      saved);
+  auto backward = [x, y, df](const Tensor& g) -> std::vector<Tensor> {
+    Tensor gx = uninitialized_tensor(x.shape());
+    kernels::map_backward(x.numel(), x.data(), y.data(), g.data(), gx.data(), df);
+    return {gx};
+  };
+  if constexpr (O.twice == Twice::yes)
+    return detail::record(
+        O, y, {x}, std::move(backward),
+        [df](const Tensor& g, const Tensor& y, const std::vector<Tensor>& in) -> std::vector<Tensor> {
+          return {df(in[0], y, g)};
+        },
+        saved);
+  else
+    return detail::record(O, y, {x}, std::move(backward), nullptr, saved);
 }
 
 // y = f(a, b) elementwise over broadcast(a, b), with no history.
@@ -54,14 +57,15 @@ Tensor broadcast_apply(const char* op, const Tensor& a, const Tensor& b, F f, DT
 }
 
 // y = f(a, b) over broadcast(a, b); da = dfa(a, b, dy), db = dfb(a, b, dy) per element of y,
-// added into the element of a (of b) that produced it: that sum is the un-broadcasting. gdfa
-// and gdfb are the same as operations, before the sum (detail::sum_to does it).
-template <class F, class DFA, class DFB>
-Tensor binary(const char* op, const Tensor& a, const Tensor& b, F f, DFA dfa, DFB dfb, BinaryGraph gdfa,
-              BinaryGraph gdfb, detail::Saved saved) {
-  Tensor y = broadcast_apply(op, a, b, f);
+// added into the element of a (of b) that produced it: that sum is the un-broadcasting. With
+// tensors (create_graph), the same rules over the broadcast shape, then summed back
+// (detail::sum_to).
+template <const Op& O, class F, class DFA, class DFB>
+Tensor binary(const Tensor& a, const Tensor& b, F f, DFA dfa, DFB dfb, Saved saved) {
+  static_assert(O.twice == Twice::yes, "every binary operation's backward is recorded");
+  Tensor y = broadcast_apply(O.name, a, b, f);
   return detail::record(
-      op, y, {a, b},
+      O, y, {a, b},
       [a, b, dfa, dfb](const Tensor& g) -> std::vector<Tensor> {
         // Only for the operands that need one (an attention mask, say, needs none).
         Tensor ga = a.requires_grad() ? empty_tensor(a.shape()) : Tensor();
@@ -72,15 +76,13 @@ Tensor binary(const char* op, const Tensor& a, const Tensor& b, F f, DFA dfa, DF
           kernels::zip_backward<1>(g.shape(), a.data(), a.shape(), b.data(), b.shape(), g.data(), gb.data(), dfb);
         return {ga, gb};
       },
-      [gdfa, gdfb](const Tensor& g, const Tensor& y, const std::vector<Tensor>& in) -> std::vector<Tensor> {
+      [dfa, dfb](const Tensor& g, const Tensor&, const std::vector<Tensor>& in) -> std::vector<Tensor> {
         const Tensor &a = in[0], &b = in[1];
-        return {a.requires_grad() ? detail::sum_to(gdfa(g, y, a, b), a.shape()) : Tensor(),
-                b.requires_grad() ? detail::sum_to(gdfb(g, y, a, b), b.shape()) : Tensor()};
+        return {a.requires_grad() ? detail::sum_to(dfa(a, b, g), a.shape()) : Tensor(),
+                b.requires_grad() ? detail::sum_to(dfb(a, b, g), b.shape()) : Tensor()};
       },
       saved);
 }
-
-using detail::Saved;
 
 void require_bool(const char* op, const char* what, const Tensor& t) {
   if (t.dtype() != DType::Bool)
@@ -88,46 +90,57 @@ void require_bool(const char* op, const char* what, const Tensor& t) {
                      " (compare with eq/lt/gt, or use to(x, DType::Bool))");
 }
 
+// What the rules below use, for numbers as for tensors: each name here has its tensor form
+// among the library's operations (a comparison on tensors gives a Bool tensor, on doubles a
+// bool). A tensor condition carries no gradient.
+double sin(double v) { return std::sin(v); }
+double cos(double v) { return std::cos(v); }
+double pow(double v, double p) { return std::pow(v, p); }
+double where(bool c, double a, double b) { return c ? a : b; }
+Tensor where(const Tensor& c, double a, const Tensor& b) { return litgrad::where(c, scalar_tensor(a), b); }
+Tensor where(const Tensor& c, const Tensor& a, double b) { return litgrad::where(c, a, scalar_tensor(b)); }
+bool logical_and(bool a, bool b) { return a && b; }
+double sign(double v) { return v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0; }  // 0 at 0, and at NaN
+Tensor sign(const Tensor& x) { return where(x > 0.0, 1.0, where(x < 0.0, -1.0, zeros({}))); }
+double zeros_like(double) { return 0.0; }
+
 }  // namespace
 
 // The operations below are laid out by hand, as a table: a forward on the line of its name,
-// each derivative under it with its formula beside it; clang-format would undo that.
+// its derivative under it with its formula beside it; clang-format would undo that. A
+// derivative's arguments are (x, y, g): the input, the output and the output's gradient (a, b, g
+// for two inputs); the table of operations (ops/registry.hpp) says which ones a backward can
+// record again.
 // clang-format off
 
 // ---------------------------------------------------------------------------------------------
 // Arithmetic. a, b: shapes that broadcast; result: broadcast(a, b).
 
 Tensor add(const Tensor& a, const Tensor& b) {
-  return binary("add", a, b, [](double x, double y) { return x + y; },
-                [](double, double, double g) { return g; },    // d(a+b)/da = 1
-                [](double, double, double g) { return g; },    // d(a+b)/db = 1
-                [](const Tensor& g, const Tensor&, const Tensor&, const Tensor&) { return g; },
-                [](const Tensor& g, const Tensor&, const Tensor&, const Tensor&) { return g; }, Saved::nothing());
+  return binary<op::add>(a, b, [](double x, double y) { return x + y; },
+                [](auto, auto, auto g) { return g; },    // d(a+b)/da = 1
+                [](auto, auto, auto g) { return g; },    // d(a+b)/db = 1
+                Saved::nothing());
 }
 
 Tensor sub(const Tensor& a, const Tensor& b) {
-  return binary("sub", a, b, [](double x, double y) { return x - y; },
-                [](double, double, double g) { return g; },    // d(a-b)/da = 1
-                [](double, double, double g) { return -g; },   // d(a-b)/db = -1
-                [](const Tensor& g, const Tensor&, const Tensor&, const Tensor&) { return g; },
-                [](const Tensor& g, const Tensor&, const Tensor&, const Tensor&) { return -g; }, Saved::nothing());
+  return binary<op::sub>(a, b, [](double x, double y) { return x - y; },
+                [](auto, auto, auto g) { return g; },    // d(a-b)/da = 1
+                [](auto, auto, auto g) { return -g; },   // d(a-b)/db = -1
+                Saved::nothing());
 }
 
 Tensor mul(const Tensor& a, const Tensor& b) {
-  return binary("mul", a, b, [](double x, double y) { return x * y; },
-                [](double, double y, double g) { return g * y; },   // d(ab)/da = b
-                [](double x, double, double g) { return g * x; },   // d(ab)/db = a
-                [](const Tensor& g, const Tensor&, const Tensor&, const Tensor& b) { return g * b; },
-                [](const Tensor& g, const Tensor&, const Tensor& a, const Tensor&) { return g * a; },
+  return binary<op::mul>(a, b, [](double x, double y) { return x * y; },
+                [](auto, auto b, auto g) { return g * b; },   // d(ab)/da = b
+                [](auto a, auto, auto g) { return g * a; },   // d(ab)/db = a
                 Saved::only_inputs());
 }
 
 Tensor div(const Tensor& a, const Tensor& b) {
-  return binary("div", a, b, [](double x, double y) { return x / y; },
-                [](double, double y, double g) { return g / y; },                // d(a/b)/da = 1/b
-                [](double x, double y, double g) { return -g * x / (y * y); },  // d(a/b)/db = -a/b²
-                [](const Tensor& g, const Tensor&, const Tensor&, const Tensor& b) { return g / b; },
-                [](const Tensor& g, const Tensor&, const Tensor& a, const Tensor& b) { return -g * a / (b * b); },
+  return binary<op::div>(a, b, [](double x, double y) { return x / y; },
+                [](auto, auto b, auto g) { return g / b; },                // d(a/b)/da = 1/b
+                [](auto a, auto b, auto g) { return -g * a / (b * b); },   // d(a/b)/db = -a/b²
                 Saved::only_inputs());
 }
 
@@ -135,97 +148,82 @@ Tensor div(const Tensor& a, const Tensor& b) {
 // Functions. x: any shape; result: x's shape.
 
 Tensor neg(const Tensor& x) {
-  return unary("neg", x, [](double v) { return -v; },
-               [](double, double, double g) { return -g; },  // d(-x)/dx = -1
-               [](const Tensor& g, const Tensor&, const Tensor&) { return -g; }, Saved::nothing());
+  return unary<op::neg>(x, [](double v) { return -v; },
+               [](auto, auto, auto g) { return -g; },  // d(-x)/dx = -1
+               Saved::nothing());
 }
 
 Tensor pow(const Tensor& x, double p) {
   if (p == 2.0)  // the common square as one multiplication, as torch computes it
-    return unary("pow", x, [](double v) { return v * v; }, [](double v, double, double g) { return g * 2.0 * v; },
-                 [](const Tensor& g, const Tensor&, const Tensor& x) { return g * 2.0 * x; }, Saved::only_inputs());
-  return unary("pow", x, [p](double v) { return std::pow(v, p); },
-               [p](double v, double, double g) { return p == 0.0 ? 0.0 : g * p * std::pow(v, p - 1); },
-               [p](const Tensor& g, const Tensor&, const Tensor& x) {
-                 return p == 0.0 ? zeros_like(x) : g * p * pow(x, p - 1);
-               },
+    return unary<op::pow>(x, [](double v) { return v * v; },
+                 [](auto x, auto, auto g) { return g * 2.0 * x; },  // d x²/dx = 2x
+                 Saved::only_inputs());
+  return unary<op::pow>(x, [p](double v) { return std::pow(v, p); },
+               [p](auto x, auto, auto g) { return p == 0.0 ? zeros_like(x) : g * p * pow(x, p - 1); },  // p x^(p-1)
                Saved::only_inputs());
 }
 
 Tensor exp(const Tensor& x) {
-  return unary("exp", x, [](double v) { return std::exp(v); },
-               [](double, double y, double g) { return g * y; },  // d e^x/dx = e^x = y
-               [](const Tensor& g, const Tensor& y, const Tensor&) { return g * y; }, Saved::only_output());
+  return unary<op::exp>(x, [](double v) { return std::exp(v); },
+               [](auto, auto y, auto g) { return g * y; },  // d e^x/dx = e^x = y
+               Saved::only_output());
 }
 
 Tensor log(const Tensor& x) {
-  return unary("log", x, [](double v) { return std::log(v); },
-               [](double v, double, double g) { return g / v; },  // d ln x/dx = 1/x
-               [](const Tensor& g, const Tensor&, const Tensor& x) { return g / x; }, Saved::only_inputs());
+  return unary<op::log>(x, [](double v) { return std::log(v); },
+               [](auto x, auto, auto g) { return g / x; },  // d ln x/dx = 1/x
+               Saved::only_inputs());
 }
 
 Tensor tanh(const Tensor& x) {
-  return unary("tanh", x, [](double v) { return std::tanh(v); },
-               [](double, double y, double g) { return g * (1 - y * y); },  // 1 - tanh²
-               [](const Tensor& g, const Tensor& y, const Tensor&) { return g * (1.0 - y * y); }, Saved::only_output());
+  return unary<op::tanh>(x, [](double v) { return std::tanh(v); },
+               [](auto, auto y, auto g) { return g * (1.0 - y * y); },  // 1 - tanh²
+               Saved::only_output());
 }
 
 Tensor sigmoid(const Tensor& x) {
-  return unary("sigmoid", x, [](double v) { return 1 / (1 + std::exp(-v)); },
-               [](double, double y, double g) { return g * y * (1 - y); },  // σ(1-σ)
-               [](const Tensor& g, const Tensor& y, const Tensor&) { return g * y * (1.0 - y); }, Saved::only_output());
+  return unary<op::sigmoid>(x, [](double v) { return 1 / (1 + std::exp(-v)); },
+               [](auto, auto y, auto g) { return g * y * (1.0 - y); },  // σ(1-σ)
+               Saved::only_output());
 }
-
-namespace {
-// sign(x): 1, -1, or 0 at 0, as a tensor that carries no gradient.
-Tensor sign_of(const Tensor& x) {
-  return where(gt(x, scalar_tensor(0)), ones({}), where(lt(x, scalar_tensor(0)), full({}, -1.0), zeros({})));
-}
-}  // namespace
 
 Tensor abs(const Tensor& x) {
-  return unary("abs", x, [](double v) { return std::fabs(v); },
-               [](double v, double, double g) { return v > 0 ? g : v < 0 ? -g : 0.0; },  // sign(x)
-               [](const Tensor& g, const Tensor&, const Tensor& x) { return g * sign_of(x.detach()); },
+  return unary<op::abs>(x, [](double v) { return std::fabs(v); },
+               [](auto x, auto, auto g) { return g * sign(x); },  // sign(x), 0 at 0
                Saved::only_inputs());
 }
 
 Tensor relu(const Tensor& x) {
   // Written as "v <= 0 ? 0 : v" so that a NaN passes through, as torch (NaN <= 0 is false).
-  return unary("relu", x, [](double v) { return v <= 0 ? 0.0 : v; },
-               [](double v, double, double g) { return v <= 0 ? 0.0 : g; },
-               [](const Tensor& g, const Tensor&, const Tensor& x) { return where(x.detach() <= 0.0, zeros({}), g); },
+  return unary<op::relu>(x, [](double v) { return v <= 0 ? 0.0 : v; },
+               [](auto x, auto, auto g) { return where(x <= 0.0, 0.0, g); },  // 0 or 1
                Saved::only_inputs());
 }
 
 Tensor sin(const Tensor& x) {
-  return unary("sin", x, [](double v) { return std::sin(v); },
-               [](double v, double, double g) { return g * std::cos(v); },
-               [](const Tensor& g, const Tensor&, const Tensor& x) { return g * cos(x); }, Saved::only_inputs());
+  return unary<op::sin>(x, [](double v) { return std::sin(v); },
+               [](auto x, auto, auto g) { return g * cos(x); },
+               Saved::only_inputs());
 }
 
 Tensor cos(const Tensor& x) {
-  return unary("cos", x, [](double v) { return std::cos(v); },
-               [](double v, double, double g) { return -g * std::sin(v); },
-               [](const Tensor& g, const Tensor&, const Tensor& x) { return -g * sin(x); }, Saved::only_inputs());
+  return unary<op::cos>(x, [](double v) { return std::cos(v); },
+               [](auto x, auto, auto g) { return -g * sin(x); },
+               Saved::only_inputs());
 }
 
 Tensor sqrt(const Tensor& x) {
-  return unary("sqrt", x, [](double v) { return std::sqrt(v); },
-               [](double, double y, double g) { return g / (2 * y); },  // d sqrt(x)/dx = 1/(2 sqrt x)
-               [](const Tensor& g, const Tensor& y, const Tensor&) { return g / (2.0 * y); }, Saved::only_output());
+  return unary<op::sqrt>(x, [](double v) { return std::sqrt(v); },
+               [](auto, auto y, auto g) { return g / (2.0 * y); },  // d sqrt(x)/dx = 1/(2 sqrt x)
+               Saved::only_output());
 }
 
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max) {
   if (!min && !max) throw ValueError("clamp: give at least one of min and max");
   const double lo = min.value_or(-INFINITY), hi = max.value_or(INFINITY);
   // torch's rule: min(max(x, lo), hi), so hi wins when lo > hi; a NaN stays NaN.
-  return unary("clamp", x, [lo, hi](double v) { return std::isnan(v) ? v : v < lo ? std::min(lo, hi) : v > hi ? hi : v; },
-               [lo, hi](double v, double, double g) { return v >= lo && v <= hi ? g : 0.0; },
-               [lo, hi](const Tensor& g, const Tensor&, const Tensor& x) {
-                 const Tensor inside = logical_and(x.detach() >= lo, x.detach() <= hi);
-                 return where(inside, g, zeros({}));
-               },
+  return unary<op::clamp>(x, [lo, hi](double v) { return std::isnan(v) ? v : v < lo ? std::min(lo, hi) : v > hi ? hi : v; },
+               [lo, hi](auto x, auto, auto g) { return where(logical_and(x >= lo, x <= hi), g, 0.0); },
                Saved::only_inputs());
 }
 
@@ -234,8 +232,8 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
   constexpr double kSqrt2OverPi = 0.79788456080286535588, kCubic = 0.044715;
   if (approximate == "none") {  // y = x Φ(x), Φ(x) = (1 + erf(x/√2))/2;  dy/dx = Φ(x) + x φ(x)
     // erf is most of the cost, forward and backward alike, so e = erf(x/√2) is computed once
-    // and kept for the backward, which would compute the same bits again. (torch computes it
-    // again.) Chapter 12's training steps are about 5% quicker so, and no bit changes.
+    // and kept for the backward, which would compute the same bits again (torch computes it
+    // again); no bit changes.
     // e: x's shape.
     Tensor e = uninitialized_tensor(x.shape());
     kernels::map(x.numel(), x.data(), e.data(), [](double v) { return std::erf(v * kSqrtHalf); });
@@ -243,7 +241,7 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
     kernels::zip(x.shape(), x.data(), x.shape(), e.data(), e.shape(), y.data(),
                  [](double v, double erf_v) { return 0.5 * v * (1 + erf_v); });
     return detail::record(
-        "gelu", y, {x},
+        op::gelu, y, {x},
         [x, e](const Tensor& g) -> std::vector<Tensor> {
           Tensor gx = uninitialized_tensor(x.shape());
           kernels::map_backward(x.numel(), x.data(), e.data(), g.data(), gx.data(), [](double v, double erf_v, double gv) {
@@ -254,13 +252,13 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
         nullptr, Saved::only_inputs());
   }
   if (approximate == "tanh")  // y = x (1 + t) / 2, t = tanh(k (x + c x³));  dy/dx = (1 + t)/2 + x (1 - t²) k (1 + 3c x²) / 2
-    return unary("gelu", x,
+    return unary<op::gelu>(x,
                  [](double v) { return 0.5 * v * (1 + std::tanh(kSqrt2OverPi * (v + kCubic * v * v * v))); },
                  [](double v, double, double g) {
                    const double t = std::tanh(kSqrt2OverPi * (v + kCubic * v * v * v));
                    return g * (0.5 * (1 + t) + 0.5 * v * (1 - t * t) * kSqrt2OverPi * (1 + 3 * kCubic * v * v));
                  },
-                 nullptr, Saved::only_inputs());
+                 Saved::only_inputs());
   throw ValueError("gelu: approximate must be \"none\" or \"tanh\", got \"", approximate, "\"");
 }
 
@@ -304,7 +302,7 @@ Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {
   Tensor y = uninitialized_tensor(out);
   kernels::select(out, c.data(), c.shape(), a.data(), a.shape(), b.data(), b.shape(), y.data());
   return detail::record(
-      "where", y, {a, b},
+      op::where, y, {a, b},
       [c, a, b](const Tensor& g) -> std::vector<Tensor> {
         Tensor ga = a.requires_grad() ? empty_tensor(a.shape()) : Tensor();
         Tensor gb = b.requires_grad() ? empty_tensor(b.shape()) : Tensor();

@@ -9,6 +9,7 @@
 #include "litgrad/ops/detail/scatter.hpp"
 #include "litgrad/ops/elementwise.hpp"
 #include "litgrad/ops/reduction.hpp"
+#include "litgrad/ops/registry.hpp"
 #include "litgrad/ops/reshaping.hpp"
 
 namespace litgrad {
@@ -44,7 +45,7 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
   kernels::slice(x.data(), s.outer, s.n, s.inner, b, m, step, y.data());
   const Shape in = x.shape();
   return detail::record(
-      "slice", y, {x},
+      op::slice, y, {x},
       [in, s, b, m, step](const Tensor& g) -> std::vector<Tensor> {
         Tensor gx = detail::uninitialized_tensor(in);  // zeros where nothing was picked
         kernels::slice_backward(g.data(), s.outer, s.n, s.inner, b, m, step, gx.data());
@@ -92,7 +93,7 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
   kernels::take(x.data(), source, y.data());
   const Shape in = x.shape();
   return detail::record(
-      "gather", y, {x},
+      op::gather, y, {x},
       [in, source](const Tensor& g) -> std::vector<Tensor> {
         Tensor gx = detail::uninitialized_tensor(in);
         kernels::take_backward(g.data(), source, gx.data(), gx.numel());  // scatter-add
@@ -139,7 +140,7 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
     return grads;
   };
   return detail::record(
-      "cat", y, tensors, stretches,
+      op::cat, y, tensors, stretches,
       [stretches](const Tensor& g, const Tensor&, const std::vector<Tensor>&) { return stretches(g); },
       detail::Saved::nothing());
 }
@@ -178,7 +179,7 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
   kernels::index_rows(x.data(), s.outer, s.n, s.inner, rows, y.data());
   const Shape in = x.shape();
   return detail::record(
-      "index_select", y, {x},
+      op::index_select, y, {x},
       [in, s, rows](const Tensor& g) -> std::vector<Tensor> {
         Tensor gx = detail::uninitialized_tensor(in);  // zeros, then each picked row's gradient added
         kernels::index_rows_backward(g.data(), s.outer, s.n, s.inner, rows, gx.data());
@@ -240,7 +241,7 @@ Tensor unslice(const Tensor& g, const Shape& shape, std::int64_t dim, std::int64
   Tensor y = uninitialized_tensor(shape);
   kernels::slice_backward(g.data(), s.outer, s.n, s.inner, start, m, step, y.data());
   return record(
-      "unslice", y, {g},
+      op::unslice, y, {g},
       [s, start, m, step, out = g.shape()](const Tensor& gy) -> std::vector<Tensor> {
         Tensor gg = uninitialized_tensor(out);
         kernels::slice(gy.data(), s.outer, s.n, s.inner, start, m, step, gg.data());
@@ -258,7 +259,7 @@ Tensor scatter_add(const Tensor& g, const Shape& shape, std::int64_t dim, const 
   Tensor y = uninitialized_tensor(shape);
   kernels::take_backward(g.data(), source, y.data(), y.numel());
   return record(
-      "scatter_add", y, {g},
+      op::scatter_add, y, {g},
       [source, out = g.shape()](const Tensor& gy) -> std::vector<Tensor> {
         Tensor gg = uninitialized_tensor(out);
         kernels::take(gy.data(), source, gg.data());
@@ -276,7 +277,7 @@ Tensor index_add(const Tensor& g, const Shape& shape, std::int64_t dim, const st
   Tensor y = uninitialized_tensor(shape);
   kernels::index_rows_backward(g.data(), s.outer, s.n, s.inner, rows, y.data());
   return record(
-      "index_add", y, {g},
+      op::index_add, y, {g},
       [s, rows, out = g.shape()](const Tensor& gy) -> std::vector<Tensor> {
         Tensor gg = uninitialized_tensor(out);
         kernels::index_rows(gy.data(), s.outer, s.n, s.inner, rows, gg.data());

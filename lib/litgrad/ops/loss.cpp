@@ -14,6 +14,7 @@
 #include "litgrad/ops/elementwise.hpp"
 #include "litgrad/ops/indexing.hpp"
 #include "litgrad/ops/reduction.hpp"
+#include "litgrad/ops/registry.hpp"
 #include "litgrad/ops/reshaping.hpp"
 #include "litgrad/ops/softmax.hpp"
 
@@ -160,7 +161,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   kernels::zip(shape, input.data(), shape, target.data(), shape, losses.data(),
                [](double x, double t) { return std::max(x, 0.0) - x * t + std::log1p(std::exp(-std::fabs(x))); });
   losses = detail::record(
-      "binary_cross_entropy_with_logits", losses, {input, target},
+      op::binary_cross_entropy_with_logits, losses, {input, target},
       [input, target](const Tensor& g) -> std::vector<Tensor> {
         const Shape& shape = input.shape();
         Tensor gx = detail::empty_tensor(shape), gt = detail::empty_tensor(shape);

@@ -14,6 +14,7 @@
 #include "litgrad/kernels/reduce.hpp"
 #include "litgrad/ops/detail/matmul_transposed.hpp"
 #include "litgrad/ops/detail/sum_to.hpp"
+#include "litgrad/ops/registry.hpp"
 #include "litgrad/ops/reshaping.hpp"
 
 namespace litgrad {
@@ -28,8 +29,8 @@ std::int64_t cols(const Tensor& t) { return t.shape()[t.dim() - 1]; }
 // B are tensors of shape [..., rows, cols] whose batch dimensions broadcast to `batch`.
 void batched_gemm(const Shape& batch, Tensor& C, const Tensor& A, bool ta, const Tensor& B, bool tb,
                   bool accumulate = false) {
-  kernels::batched_product(batch, C.data(), batch_of(C), rows(C), cols(C), A.data(), batch_of(A), rows(A), cols(A), ta,
-                           B.data(), batch_of(B), rows(B), cols(B), tb, accumulate);
+  kernels::batched_product(batch, C.data(), batch_of(C), {A.data(), batch_of(A), rows(A), cols(A), ta},
+                           {B.data(), batch_of(B), rows(B), cols(B), tb}, accumulate);
 }
 
 // a: [..., n, k], b: [..., k, m] (or [..., m, k] read transposed when b_transposed), both at
@@ -90,8 +91,8 @@ Tensor product(const Tensor& a, const Tensor& b, bool b_transposed, const Tensor
     return grads;
   };
   const detail::Saved saved{0b011u, false};  // a and b, not the bias or the output
-  return bias.defined() ? detail::record("linear", y, {a, b, bias}, backward, graph_backward, saved)
-                        : detail::record("matmul", y, {a, b}, backward, graph_backward, saved);
+  return bias.defined() ? detail::record(op::linear, y, {a, b, bias}, backward, graph_backward, saved)
+                        : detail::record(op::matmul, y, {a, b}, backward, graph_backward, saved);
 }
 
 }  // namespace

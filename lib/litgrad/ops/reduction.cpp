@@ -12,6 +12,7 @@
 #include "litgrad/ops/detail/sum_to.hpp"
 #include "litgrad/ops/elementwise.hpp"
 #include "litgrad/ops/indexing.hpp"
+#include "litgrad/ops/registry.hpp"
 #include "litgrad/ops/reshaping.hpp"
 
 namespace litgrad {
@@ -37,7 +38,7 @@ Tensor sum(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim)
   Tensor y = detail::uninitialized_tensor(kept);
   kernels::sum(x.data(), layout, y.data());
   return detail::record(
-      "sum", detail::share_storage(y, out), {x},
+      op::sum, detail::share_storage(y, out), {x},
       [layout](const Tensor& g) -> std::vector<Tensor> {
         Tensor gx = detail::uninitialized_tensor(layout.shape);  // each element of x receives the gradient of its sum
         kernels::sum_backward(g.data(), layout, gx.data());
@@ -76,7 +77,7 @@ MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim) {
   kernels::max_along(x.data(), outer, n, inner, values.data(), indices.data());
   const Shape in = x.shape();
   Tensor v = detail::record(
-      "max", values, {x},
+      op::max, values, {x},
       [in, indices, outer, n, inner](const Tensor& g) -> std::vector<Tensor> {
         Tensor gx = detail::uninitialized_tensor(in);  // the gradient goes to the position that won
         kernels::max_along_backward(g.data(), indices.data(), outer, n, inner, gx.data());
@@ -165,7 +166,7 @@ Tensor norm(const Tensor& x, double p, const std::vector<std::int64_t>& dims, bo
   const Shape out = sum(zeros_like(x), reduced, keepdim).shape();
   Tensor y = detail::uninitialized_tensor(out);
   kernels::copy(kept.data(), kept.numel(), y.data());
-  return detail::record("norm", y, {x}, [x, kept, p, reduced](const Tensor& g) -> std::vector<Tensor> {
+  return detail::record(op::norm, y, {x}, [x, kept, p, reduced](const Tensor& g) -> std::vector<Tensor> {
     const Tensor gk = reshape(g, kept.shape());  // broadcasts against x
     const Tensor sign =
         where(gt(x, scalar_tensor(0)), ones_like(x), where(lt(x, scalar_tensor(0)), -ones_like(x), zeros_like(x)));

@@ -7,6 +7,7 @@
 #include "litgrad/core/detail/tensor_impl.hpp"
 #include "litgrad/kernels/copy.hpp"
 #include "litgrad/ops/detail/sum_to.hpp"
+#include "litgrad/ops/registry.hpp"
 
 namespace litgrad {
 
@@ -32,7 +33,7 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
                      numel(out), " elements)");
   const Shape in = x.shape();
   return detail::record(
-      "reshape", detail::share_storage(x, out), {x},
+      op::reshape, detail::share_storage(x, out), {x},
       [in](const Tensor& g) -> std::vector<Tensor> { return {reshape(g, in)}; },
       // The input's shape from the input itself: a closure that captures nothing is kept inside
       // the std::function, where one holding a Shape took a heap allocation per reshape.
@@ -78,7 +79,7 @@ Tensor permute(const Tensor& x, const std::vector<std::int64_t>& dims) {
   // Undoing the permutation is the permutation by its inverse.
   auto back = [inverse](const Tensor& g) -> std::vector<Tensor> { return {permute(g, inverse)}; };
   return detail::record(
-      "permute", y, {x}, back, [back](const Tensor& g, const Tensor&, const std::vector<Tensor>&) { return back(g); },
+      op::permute, y, {x}, back, [back](const Tensor& g, const Tensor&, const std::vector<Tensor>&) { return back(g); },
       detail::Saved::nothing());
 }
 
@@ -125,7 +126,7 @@ Tensor expand(const Tensor& x, const Shape& sizes) {
   kernels::expand(x.data(), x.shape(), y.data(), out);
   const Shape in = x.shape();
   return detail::record(
-      "expand", y, {x},
+      op::expand, y, {x},
       [in, out](const Tensor& g) -> std::vector<Tensor> {
         Tensor gx = detail::uninitialized_tensor(in);
         kernels::expand_backward(g.data(), out, gx.data(), in);
@@ -154,7 +155,7 @@ Tensor repeat(const Tensor& x, const std::vector<std::int64_t>& repeats) {
   kernels::take(x.data(), source, y.data());
   const Shape shape = x.shape();
   return detail::record(
-      "repeat", y, {x},
+      op::repeat, y, {x},
       [shape, source](const Tensor& g) -> std::vector<Tensor> {
         Tensor gx = detail::uninitialized_tensor(shape);
         kernels::take_backward(g.data(), source, gx.data(), gx.numel());

@@ -11,6 +11,7 @@
 #include "litgrad/kernels/softmax.hpp"
 #include "litgrad/ops/elementwise.hpp"
 #include "litgrad/ops/reduction.hpp"
+#include "litgrad/ops/registry.hpp"
 #include "litgrad/ops/reshaping.hpp"
 
 namespace litgrad {
@@ -40,7 +41,7 @@ Tensor softmax(const Tensor& x, std::int64_t dim) {
   if (x.numel() > 0) kernels::softmax(x.data(), y.data(), s.outer, s.n, s.inner);
   // dx_i = y_i (g_i - sum_j g_j y_j): the Jacobian diag(y) - y yᵀ applied to g, from y alone.
   return detail::record(
-      "softmax", y, {x},
+      op::softmax, y, {x},
       [y, s](const Tensor& g) -> std::vector<Tensor> {
         Tensor gx = detail::uninitialized_tensor(y.shape());
         if (y.numel() > 0) kernels::softmax_backward(y.data(), g.data(), gx.data(), s.outer, s.n, s.inner);
@@ -60,7 +61,7 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim) {
   if (x.numel() > 0) kernels::log_softmax(x.data(), y.data(), s.outer, s.n, s.inner);
   // dx_i = g_i - exp(y_i) sum_j g_j: the derivative of log softmax, from y alone.
   return detail::record(
-      "log_softmax", y, {x},
+      op::log_softmax, y, {x},
       [y, s](const Tensor& g) -> std::vector<Tensor> {
         Tensor gx = detail::uninitialized_tensor(y.shape());
         if (y.numel() > 0) kernels::log_softmax_backward(y.data(), g.data(), gx.data(), s.outer, s.n, s.inner);
@@ -82,7 +83,7 @@ Tensor logsumexp(const Tensor& x, std::int64_t dim, bool keepdim) {
   if (y.numel() > 0) kernels::logsumexp(x.data(), y.data(), s.outer, s.n, s.inner);  // sums of nothing: -inf
   // dx_j = g exp(x_j - y): softmax along dim, from x and y.
   Tensor out = detail::record(
-      "logsumexp", y, {x},
+      op::logsumexp, y, {x},
       [x, y, s](const Tensor& g) -> std::vector<Tensor> {
         Tensor gx = detail::uninitialized_tensor(x.shape());
         if (x.numel() > 0) kernels::logsumexp_backward(x.data(), y.data(), g.data(), gx.data(), s.outer, s.n, s.inner);

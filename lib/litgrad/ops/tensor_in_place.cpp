@@ -11,6 +11,7 @@
 #include "litgrad/core/tensor.hpp"
 #include "litgrad/kernels/copy.hpp"
 #include "litgrad/kernels/elementwise.hpp"
+#include "litgrad/ops/registry.hpp"
 #include "litgrad/ops/reshaping.hpp"
 
 namespace litgrad {
@@ -106,7 +107,7 @@ Tensor Tensor::clone() const {
   Tensor y = detail::uninitialized_tensor(shape(), dtype());
   kernels::copy(data(), numel(), y.data());
   return detail::record(
-      "clone", y, {*this}, [](const Tensor& g) -> std::vector<Tensor> { return {g}; },
+      op::clone, y, {*this}, [](const Tensor& g) -> std::vector<Tensor> { return {g}; },
       [](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> { return {g}; },
       detail::Saved::nothing());
 }

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "litgrad/core/op.hpp"
 #include "litgrad/core/tensor.hpp"
 #include "litgrad/kernels/memory.hpp"
 
@@ -61,19 +62,21 @@ struct Node {
 /// listing them copies nothing when nothing is recorded.
 using Inputs = std::initializer_list<std::reference_wrapper<const Tensor>>;
 
-/// Whether an operation on `inputs` is recorded: recording is on and some input requires grad.
 /// Whether a gradient must reach t: it is defined and requires grad.
 inline bool needs_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 
+/// Whether an operation on `inputs` is recorded: recording is on and some input requires grad.
 bool records(Inputs inputs);
 bool records(const std::vector<Tensor>& inputs);
 
-/// Makes `value` (a freshly computed tensor) the output of `op`, with a Node holding the inputs
-/// and the backward functions (record() below, once it has decided to record).
+/// Makes `value` (a freshly computed tensor) the output of the operation named `op`, with a
+/// Node holding the inputs and the backward functions (record() below, once it has decided to
+/// record; a custom autograd::Function, named by its author).
 Tensor make_node(const char* op, const Tensor& value, Node::InputList inputs, BackwardFn backward,
                  GraphBackwardFn graph_backward, Saved saved);
 
-/// Makes `value` (a freshly computed tensor with no history) the output of `op`.
+/// Makes `value` (a freshly computed tensor with no history) the output of `op`, an entry of
+/// the table of operations (ops/registry.hpp: the library records nothing that is not there).
 /// When recording is on and some input requires grad, the result carries a Node; otherwise it
 /// is `value` itself, and neither the closures nor a list of the inputs is made (an evaluation,
 /// or the operations a backward pass runs, pay nothing for a history they do not keep).
@@ -81,19 +84,19 @@ Tensor make_node(const char* op, const Tensor& value, Node::InputList inputs, Ba
 /// cycle). `graph_backward`, when given, is the backward written with operations; `saved` says
 /// which tensors the backward reads.
 template <class Backward, class GraphBackward = std::nullptr_t>
-Tensor record(const char* op, const Tensor& value, Inputs inputs, Backward&& backward,
+Tensor record(const Op& op, const Tensor& value, Inputs inputs, Backward&& backward,
               GraphBackward&& graph_backward = nullptr, Saved saved = Saved()) {
   if (!records(inputs)) return value;
-  return make_node(op, value, Node::InputList(inputs.begin(), inputs.end()), std::forward<Backward>(backward),
+  return make_node(op.name, value, Node::InputList(inputs.begin(), inputs.end()), std::forward<Backward>(backward),
                    std::forward<GraphBackward>(graph_backward), saved);
 }
 
-/// The same, for an operation on a list of tensors (cat, a custom Function).
+/// The same, for an operation on a list of tensors (cat).
 template <class Backward, class GraphBackward = std::nullptr_t>
-Tensor record(const char* op, const Tensor& value, const std::vector<Tensor>& inputs, Backward&& backward,
+Tensor record(const Op& op, const Tensor& value, const std::vector<Tensor>& inputs, Backward&& backward,
               GraphBackward&& graph_backward = nullptr, Saved saved = Saved()) {
   if (!records(inputs)) return value;
-  return make_node(op, value, Node::InputList(inputs.begin(), inputs.end()), std::forward<Backward>(backward),
+  return make_node(op.name, value, Node::InputList(inputs.begin(), inputs.end()), std::forward<Backward>(backward),
                    std::forward<GraphBackward>(graph_backward), saved);
 }
 

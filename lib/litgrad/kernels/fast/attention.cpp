@@ -78,7 +78,7 @@ void attention_weights(const double* q, const double* k, const AttentionMask& ma
       double* wb = w + b * L * S;
       if (skip)  // row i needs keys 0..i
         for (std::int64_t i = 0; i < L; ++i) columns[static_cast<std::size_t>(i)] = std::min(S, i + 1);
-      scores.add(wb, scaled + b * L * E, L, E, false, k + b * S * E, S, E, true, skip ? columns.data() : nullptr);
+      scores.add(wb, {scaled + b * L * E, L, E}, {k + b * S * E, S, E, true}, skip ? columns.data() : nullptr);
       const double* mb = mask.data ? mask.data + mask_at[static_cast<std::size_t>(b)] * mask.matrix_size : nullptr;
       for (std::int64_t i = 0; i < L; ++i) {
         double* row = wb + i * S;
@@ -114,8 +114,8 @@ void attention_weights_backward(const double* g, const double* w, const double* 
         const std::int64_t row = b * L * S + i * S;
         softmax_backward_slice(w + row, g + row, ds.data() + i * S, 1, S);
       }
-      if (dq) to_query.add(dq + b * L * E, ds.data(), L, S, false, k + b * S * E, S, E, false);
-      if (dk) to_key.add(dk + b * S * E, ds.data(), L, S, true, scaled + b * L * E, L, E, false);
+      if (dq) to_query.add(dq + b * L * E, {ds.data(), L, S}, {k + b * S * E, S, E});
+      if (dk) to_key.add(dk + b * S * E, {ds.data(), L, S, true}, {scaled + b * L * E, L, E});
     }
   });
   if (dq) {

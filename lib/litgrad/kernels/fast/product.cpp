@@ -182,9 +182,11 @@ class Product::Impl {
     b_.rightCols(b_.cols() - m).setZero();
   }
 
-  void add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b, std::int64_t br,
-           std::int64_t bc, bool tb, std::int64_t* columns) {
+  void add(double* c, const Matrix& A, const Matrix& B, std::int64_t* columns) {
     // (plan() sends here only sums of more than 8 terms.)
+    const double *a = A.data, *b = B.data;
+    const std::int64_t ac = A.cols, bc = B.cols;
+    const bool ta = A.transposed, tb = B.transposed;
     if (columns && !direct_) std::fill_n(columns, n_, m_);  // only gemm_blocks leaves some out
     if (n_ == 0 || m_ == 0) return;                         // no elements (and empty operands' data may be null)
     if (direct_) {  // the transpose of a row-major matrix is the column-major one, same leading dimension
@@ -194,8 +196,8 @@ class Product::Impl {
       if (tb) return gemm_blocks<R, C>(c, a, ac, b, bc, columns);
       return gemm_blocks<R, R>(c, a, ac, b, bc, columns);
     }
-    pack(a, ar, ac, ta, a_);
-    pack(b, br, bc, tb, b_);
+    pack(a, A.rows, ac, ta, a_);
+    pack(b, B.rows, bc, tb, b_);
     gemm<Eigen::RowMajor, Eigen::RowMajor>(product_.data(), b_.cols(), a_.data(), k_, b_.data(), b_.cols(), a_.rows(),
                                            k_, b_.cols());
     RowMap out(c, n_, m_);
@@ -390,16 +392,15 @@ Product::Product(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite,
 
 Product::~Product() = default;
 
-void Product::add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b,
-                  std::int64_t br, std::int64_t bc, bool tb, std::int64_t* columns) {
-  if (impl_) return impl_->add(c, a, ar, ac, ta, b, br, bc, tb, columns);
+void Product::add(double* c, const Matrix& a, const Matrix& b, std::int64_t* columns) {
+  if (impl_) return impl_->add(c, a, b, columns);
   if (columns) std::fill_n(columns, n_, m_);  // a small product writes whole rows
   if (n_ == 0 || m_ == 0) return;             // no elements (and empty operands' data may be null)
   if (k_ == 0) {                              // a sum of no products
     if (overwrite_) std::fill_n(c, n_ * m_, 0.0);
     return;
   }
-  small_product(c, overwrite_, a, ac, ta, b, bc, tb, n_, k_, m_);
+  small_product(c, overwrite_, a, b, n_, k_, m_);
 }
 
 }  // namespace litgrad::kernels::fast

@@ -5,12 +5,13 @@
 
 #include <cstdint>
 
+#include "litgrad/kernels/product.hpp"
+
 namespace litgrad::kernels::fast {
 
 /// C (n x m, row-major, contiguous) gets op(A) op(B), or has it added (each element c + sum)
-/// when not `overwrite`. A is row-major with rows `ac` long, read transposed when `ta` (op(A) is
-/// n x k); likewise B with `bc` and `tb` (op(B) is k x m). k is at most kDepthBlock.
-void small_product(double* c, bool overwrite, const double* a, std::int64_t ac, bool ta, const double* b,
-                   std::int64_t bc, bool tb, std::int64_t n, std::int64_t k, std::int64_t m);
+/// when not `overwrite`; op(A) is n x k, op(B) k x m, and k is at most kDepthBlock.
+void small_product(double* c, bool overwrite, const Matrix& A, const Matrix& B, std::int64_t n, std::int64_t k,
+                   std::int64_t m);
 
 }  // namespace litgrad::kernels::fast

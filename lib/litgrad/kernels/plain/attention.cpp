@@ -37,7 +37,7 @@ void attention_weights(const double* q, const double* k, const AttentionMask& ma
   Product scores(L, E, S, /*overwrite=*/true);
   for_each_broadcast<1>(shape.batch, {&mask.batch}, [&](std::int64_t b, const auto& o) {
     double* wb = w + b * L * S;
-    scores.add(wb, scaled + b * L * E, L, E, false, k + b * S * E, S, E, true);
+    scores.add(wb, {scaled + b * L * E, L, E}, {k + b * S * E, S, E, true});
     for (std::int64_t i = 0; i < L; ++i)
       for (std::int64_t j = 0; j < S; ++j) {
         double& score = wb[i * S + j];
@@ -55,8 +55,8 @@ void attention_weights_backward(const double* g, const double* w, const double* 
   Product to_query(L, S, E, /*overwrite=*/true), to_key(S, L, E, /*overwrite=*/true);
   for (std::int64_t b = 0; b < count; ++b) {
     softmax_backward(w + b * L * S, g + b * L * S, ds.data(), L, S, 1);
-    if (dq) to_query.add(dq + b * L * E, ds.data(), L, S, false, k + b * S * E, S, E, false);
-    if (dk) to_key.add(dk + b * S * E, ds.data(), L, S, true, scaled + b * L * E, L, E, false);
+    if (dq) to_query.add(dq + b * L * E, {ds.data(), L, S}, {k + b * S * E, S, E});
+    if (dk) to_key.add(dk + b * S * E, {ds.data(), L, S, true}, {scaled + b * L * E, L, E});
   }
   const double root = std::sqrt(static_cast<double>(E));
   if (dq)

@@ -27,8 +27,7 @@ inline double multiply_add(double a, double b, double s) {
 Product::Product(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool /*skip_zero_terms*/)
     : n_(n), k_(k), m_(m), overwrite_(overwrite), plan_(plan(n, k, m)) {}
 
-void Product::add(double* c, const double* a, std::int64_t ar, std::int64_t ac, bool ta, const double* b,
-                  std::int64_t br, std::int64_t bc, bool tb, std::int64_t* columns) {
+void Product::add(double* c, const Matrix& A, const Matrix& B, std::int64_t* columns) {
   if (columns)  // every column is written
     for (std::int64_t i = 0; i < n_; ++i) columns[i] = m_;
   if (n_ == 0 || m_ == 0) return;
@@ -37,10 +36,11 @@ void Product::add(double* c, const double* a, std::int64_t ar, std::int64_t ac, 
       for (std::int64_t e = 0; e < n_ * m_; ++e) c[e] = 0.0;
     return;
   }
-  (void)ar;
-  (void)br;
+  const double *a = A.data, *b = B.data;
+  const std::int64_t ac = A.cols, bc = B.cols;
+  const bool tb = B.transposed;
   // op(A)(i, p) = a[i a_row + p a_step]; op(B)(p, j) = y[p m + j], a row-major copy of op(B).
-  const std::int64_t a_row = ta ? 1 : ac, a_step = ta ? ac : 1;
+  const std::int64_t a_row = A.transposed ? 1 : ac, a_step = A.transposed ? ac : 1;
   std::vector<double> y(static_cast<std::size_t>(k_ * m_));
   for (std::int64_t p = 0; p < k_; ++p)
     for (std::int64_t j = 0; j < m_; ++j) y[p * m_ + j] = tb ? b[j * bc + p] : b[p * bc + j];
