@@ -525,8 +525,9 @@ TEST_CASE(
 // :math:`N` partial derivatives, :math:`\partial f / \partial x_i = (1 - \tanh^2) w_i`,
 // at once. Central differences need two evaluations of :math:`f` per input, :math:`2N`
 // evaluations of :math:`2N` operations each: :math:`4N^2`. For a model with a million
-// parameters that is the difference between twice the work of one evaluation and two
-// million evaluations. The test counts operations and pushes for :math:`N` of 10, 100
+// parameters that is the difference between about three times the work of one
+// evaluation (its :math:`2N` operations, then :math:`4N - 1` pushes) and two million
+// evaluations. The test counts operations and pushes for :math:`N` of 10, 100
 // and 1,000, and checks every partial derivative against the formula, bit for bit (the
 // walk computes :math:`(1 - t \cdot t) \cdot w_i`, exactly as the formula is written).
 //

@@ -17,8 +17,11 @@
 // two rings we find the best line there is by searching all of them, and see why the
 // line that cross-entropy picks is no better than a coin.
 //
-// Chapter 8 uses softmax to turn attention scores into weights; everything it assumes
-// about softmax is measured here.
+// Chapter 8 uses softmax to turn attention scores into weights. What it starts from is
+// measured here: the weights are positive, sum to one, keep the scores' order and do
+// not change when every score moves by the same amount; what masking adds (a weight of
+// exactly 0 for a score of :math:`-\infty`, and NaN for a row of nothing else) chapter
+// 8 measures itself.
 
 // %% about: Softmax, which turns scores into probabilities; cross-entropy, which is
 // maximum likelihood, against squared error; the sigmoid for two classes; training and
@@ -64,8 +67,10 @@ const std::vector<std::uint64_t> kSeeds = {1, 2, 3};
 // compute safely. It first subtracts the largest score :math:`m`, so every exponent
 // :math:`z_i - m` is at most 0, every exponential at most 1, and the largest exactly 1.
 // In floating point the three properties then hold as follows. Positive, unless a score
-// trails the largest by more than about 745: :math:`e^{-745}` is below the smallest
-// positive double, :math:`4.9 \cdot 10^{-324}`, and rounds to exactly 0. Summing to 1
+// trails the largest by more than about 745.13: the smallest positive double is
+// :math:`2^{-1074} \approx 4.9 \cdot 10^{-324}` (about :math:`e^{-744.4}`), so
+// :math:`e^{-745}` still rounds up to it, while below half of it, :math:`e^{-745.13}`,
+// an exponential rounds to exactly 0. Summing to 1
 // within :math:`2Ku`: the sum of :math:`K` terms is off by at most :math:`(K - 1) u`
 // relatively (chapter 1), each division by it rounds by :math:`u`, and adding the
 // :math:`K` quotients rounds by :math:`(K - 1) u` more. And in the scores' order, for
@@ -76,7 +81,7 @@ const std::vector<std::uint64_t> kSeeds = {1, 2, 3};
 
 TEST_CASE(
     "softmax's probabilities are positive (until a score trails the largest by more "
-    "than 745), sum to one within 2Ku and keep the scores' order") {
+    "than about 745), sum to one within 2Ku and keep the scores' order") {
   Generator gen(1);
   const std::int64_t k = 10;
   const Tensor z = 3.0 * randn({1000, k}, gen);

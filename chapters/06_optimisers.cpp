@@ -13,8 +13,9 @@
 // that follows from its design, and its two kinds of weight decay. Then a race of plain
 // SGD, SGD with momentum and Adam on a small network; a sweep of the learning rate that
 // finds the cliff where training diverges, and where chapter 3's curvature puts it; and
-// the three habits that chapter 10 trains with: a *warm-up* at the start, *clipping*
-// the gradient, and a *schedule* that lowers the rate at the end.
+// the three habits of the later chapters' training: a *warm-up* at the start and a
+// *schedule* that lowers the rate at the end (chapters 10 and 12), and *clipping* the
+// gradient (chapter 12).
 
 // %% about: Momentum solved exactly (no spiral on the bowl's axes, a swing between
 // them, steps like √κ); Adam's per-coordinate steps, its invariance to the loss's

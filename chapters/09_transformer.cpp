@@ -684,7 +684,7 @@ TEST_CASE(
 // connections and the norms' place are about stacking itself, so they show in a stack.
 // The next two claims train three blocks.
 //
-// Without residual connections each block's output replaces its input, and chapter 3's
+// Without residual connections each block's output replaces its input, and section 3's
 // argument about products of Jacobians applies from the first step: three blocks at
 // the rate above should learn little. We claim the stack without residuals ends above
 // the full stack by more than 4 standard errors; the account prints how close it ends
@@ -957,13 +957,13 @@ TEST_CASE(
 }
 
 // %%
-// So one layer can express an answer to this task, and the chapter's first edition was
-// wrong to say otherwise. The trick leans on this task's sequences, though. Each token
-// occurs at most once before the query, so "the copy" is one position. And head 2's
-// position scores span :math:`e^{2 \cdot 10 \ln 3} \approx 3.5 \cdot 10^9` across ten
-// positions, a range that grows exponentially with the length: the bonus
-// :math:`\beta` must exceed it, and at a few hundred positions the weights the trick
-// reads, near :math:`e^{-\beta}`, fall below the smallest double.
+// So one layer can express an answer to this task. The trick leans on this task's
+// sequences, though. Each token occurs at most once before the query, so "the copy" is
+// one position. And head 2's position scores span :math:`2 \cdot 10 \ln 3 \approx 22`
+// across ten positions (their exponentials a factor :math:`3^{20} \approx 3.5 \cdot
+// 10^9`), a span that grows in proportion to the length: the bonus :math:`\beta` must
+// exceed it, and at a few hundred positions the weights the trick reads, near
+// :math:`e^{-\beta}`, fall below the smallest double.
 //
 // Does training find it? What the one-layer model finds, in practice, is a guess. The
 // answer sits at one of positions 1 to 10, and it is never the query's own token; a

@@ -714,16 +714,19 @@ TEST_CASE(
 // %%
 // And against the longer contexts of section 1? After 800 steps of 32 words the
 // Transformer is level with the trigram, and the four-gram's counts are ahead of it.
-// The test claims three things for each of three seeds, each by 4 standard errors
-// (from :math:`\bar r` and its standard error as in section 1, for the combination of
-// losses named): the trigram gets more than four fifths of the Transformer's lead over
-// the bigram; the Transformer is not behind the trigram; and the four-gram is ahead of
-// the Transformer. A table of counts beats a model trained on 800 batches of 32 words,
-// because in spelling the three letters before say a great deal about the next one:
-// section 1 found the four-gram the best of the counted models. What the Transformer
-// has that counting lacks is reach: it reads the whole word so far, where counts of
-// longer contexts run thin (section 1). How much longer training would make of that,
-// this chapter does not measure.
+// The test claims three things for each of three seeds, each by 4 standard errors (from
+// :math:`\bar r` and its standard error as in section 1, for the combination of losses
+// named): the trigram gets more than four fifths of the Transformer's lead over the
+// bigram; the Transformer is not behind the trigram; and the four-gram is ahead of the
+// Transformer. The Transformer sees the three letters before as well as the four-gram
+// does, so its place behind a table of counts is not for want of them: section 1 found
+// that those three letters say a great deal about the next one, and a table reads off
+// what they say from every occurrence in the training words at once, where the
+// Transformer must learn it by gradient steps, and after 800 batches of 32 words has
+// not learned as much. What the
+// Transformer has that counting lacks is reach: it reads the whole word so far, where
+// counts of longer contexts run thin (section 1). How much longer training would make
+// of that, this chapter does not measure.
 
 TEST_CASE(
     "after 800 steps the Transformer is level with the trigram, which gets more than "
@@ -1177,8 +1180,8 @@ TEST_CASE(
 // :math:`T \to 0` it becomes the *greedy* choice, the symbol with the highest score: a
 // symbol whose score is :math:`g` below the best gets probability at most
 // :math:`e^{-g/T}`, which for :math:`g/T` above about 745 is exactly 0 in double
-// precision (below half the smallest positive double, as chapter 8's third exercise
-// found), and even well short of that is far too small for a draw to hit.
+// precision (below half the smallest positive double, as chapter 5 found), and even
+// well short of that is far too small for a draw to hit.
 //
 // The test writes one word from each of the 26 possible first letters, greedily
 // (``argmax``) and by sampling at :math:`T = 10^{-6}`, and claims the two identical,

@@ -2,14 +2,15 @@
 // ===================
 //
 // Chapter 10's model read words one letter at a time, from an alphabet of 27 symbols
-// fixed in advance. Running text is less tidy. It has capitals, digits and
-// punctuation, and as soon as a person types it, characters from any language. And
-// letters are a slow way to read: a model that looks back over 64 positions sees 64
-// characters, about a dozen words. This chapter builds the tokenizer that GPT-2 and
-// most models since use for both problems. Text is stored as bytes, and with one token
-// for each of the 256 byte values no text is ever unknown. *Byte-pair encoding* then
-// grows the vocabulary from the text itself: count every pair of neighbouring tokens,
-// make the most frequent pair a token of its own, and repeat.
+// fixed in advance. Running text is less tidy. It has capitals, digits and punctuation,
+// and as soon as a person types it, characters from any language. And letters are a
+// slow way to read: a model that looks back over 64 positions sees 64 characters, about
+// a dozen words. This chapter builds the kind of tokenizer GPT-2 introduced for both
+// problems, which many models since use (OpenAI's later GPTs, RoBERTa, Llama 3). Text
+// is stored as bytes, and with one token for each of the 256 byte values no text is
+// ever unknown. *Byte-pair encoding* then grows the vocabulary from the text itself:
+// count every pair of neighbouring tokens, make the most frequent pair a token of its
+// own, and repeat.
 //
 // We take one merge by hand on a small text, show that the library's tokenizer makes
 // the same merges, train it on English running text, WordNet's definitions, and
@@ -274,10 +275,13 @@ TEST_CASE(
 // pairs are counted within pieces only, so no token ever joins the end of one word to
 // the start of the next. And a pair's count is the number of its occurrences that a
 // replacement from left to right would replace: in ``aaa`` the two occurrences of
-// ``aa`` overlap, only one can become a token, so it counts once. With that rule,
-// replacing a pair shortens the text by exactly its count, a claim section 4 tests on
-// all of WordNet. Ties between equal counts go to the pair with the smaller left id,
-// then the smaller right id.
+// ``aa`` overlap, only one can become a token, so it counts once. That rule is this
+// book's: the common trainers (minbpe's, subword-nmt's, Hugging Face's) count every
+// adjacent pair, overlaps included, so that ``aaa`` counts ``aa`` twice. The two differ
+// only on runs of one token, and ours is chosen for what it makes exact: replacing a
+// pair shortens the text by exactly its count, a claim section 4 tests on all of
+// WordNet. Ties between equal counts go to the pair with the smaller left id, then the
+// smaller right id.
 //
 // The code below is the whole algorithm.
 
@@ -783,8 +787,9 @@ TEST_CASE(
 // %%
 // The same holds for text with characters the training text never had. Every merge
 // joins tokens that occurred in the training text, so no merge involves a byte of 128
-// or more: such a byte stays a token of its own, the *byte fallback*, and the text
-// still decodes exactly. The sentence of section 2 comes back whole, its words cut
+// or more: such a byte stays a token of its own (every byte has its token from the
+// start, which is what makes this BPE *byte-level*), and the text still decodes
+// exactly. The sentence of section 2 comes back whole, its words cut
 // into known pieces and its foreign characters into bytes.
 
 TEST_CASE(

@@ -11,13 +11,13 @@
 //
 // On the way we meet the handful of choices that turn chapter 10's model into a GPT:
 // one matrix that both reads and writes tokens, a starting scale that makes the first
-// loss predictable, weight decay on the matrices only, warm-up, a cosine schedule and
-// gradient clipping. Then the model writes: with a cache of keys and values that gives
-// exactly the bits of recomputing the whole text at every step, for a fraction of the
-// work, and with the three knobs every text generator exposes, temperature, top-k and
-// top-p. And we measure what a minute of one core buys: a model that has learned the
-// shape of the text, uses its context and the word it is given, and has passed a table
-// of counts taken from all of the text.
+// loss predictable, weight decay on the matrices only and gradient clipping, beside
+// chapter 10's warm-up and cosine schedule. Then the model writes: with a cache of keys
+// and values that gives exactly the bits of recomputing the whole text at every step,
+// for a fraction of the work, and with the three knobs every text generator exposes,
+// temperature, top-k and top-p. And we measure what a minute of one core buys: a model
+// that has learned the shape of the text, uses its context and the word it is given,
+// and has passed a table of counts taken from all of the text.
 
 // %% about: A small GPT trained on WordNet's definitions as running text: windows of
 // tokens, a tied read-out, GPT-2's starting scale, AdamW with parameter groups,
@@ -492,8 +492,8 @@ TEST_CASE(
 //
 // And it shows what the start buys: the same model with its layers' own starts
 // (standard normal embeddings, as ``nn::Embedding`` gives) has scores spread far wider
-// (the account shows their standard deviation), and in most predictions the largest
-// is the token just read: the model starts out predicting that the last token repeats.
+// (the account shows their standard deviation), and in most predictions the largest is
+// the token just read: the model starts out predicting that the last token repeats.
 // Why? The final vector is about the layer-normed sum of the token's and the position's
 // embeddings, :math:`(e + p)/\sqrt 2`, since their entries have variance 1 each. Its
 // score with :math:`e` itself is about :math:`e \cdot e/\sqrt 2 \approx d/\sqrt 2 =
@@ -502,11 +502,12 @@ TEST_CASE(
 // about 3.2 of them, 26 (the account shows both measured). How far does the own score
 // stray? :math:`e \cdot e` by about :math:`\sqrt{2d}` and :math:`p \cdot e` by
 // :math:`\sqrt d`, about 10 together after the :math:`\sqrt 2`; the layer norm, which
-// divides by more when :math:`e \cdot e` is larger, narrows that (the account shows
-// its measured spread). So the gap of 19 is at least two of its standard deviations,
-// and the token just read should lose its place a few times in a hundred at most: the
-// test claims it on top in more than 9 predictions of 10. Its first loss is far above
-// :math:`\ln V`: training would first have to undo the start.
+// divides by more when :math:`e \cdot e` is larger, narrows that (the account shows its
+// measured spread). So the gap of 19 is about two of its standard deviations (1.9
+// before the layer norm narrows them), and the token just read should lose its place a
+// few times in a hundred at most: the test claims it on top in more than 9 predictions
+// of 10. Its first loss is far above :math:`\ln V`: training would first have to undo
+// the start.
 
 TEST_CASE(
     "with GPT-2's start the first loss is ln V plus half the scores' variance, to "
@@ -1155,13 +1156,14 @@ TEST_CASE(
 // applies the temperature, then top-k, then top-p, and draws with ``multinomial``.
 //
 // Greedy decoding, always the most likely token, is the other way to avoid the tail,
-// and it tends to fall into loops, writing the same phrase again and again (Holtzman et
-// al. call this degeneration, and it is why they proposed the nucleus); the account
-// shows the greedy lines. Two settings connect the knobs to what came before, and the
-// test checks both exactly, on the trained model's own scores: top-k with :math:`k =
-// 1` writes the greedy text, token for token; top-p with :math:`p = 1` and no top-k
-// writes the text of plain sampling, ``multinomial`` of the softmax, from a generator
-// in the same state.
+// and it tends to fall into loops, writing the same phrase again and again: the
+// *degeneration* of Holtzman et al.'s title. They proposed the nucleus as a way to
+// sample that avoids it without drawing from the unreliable tail, and whose cut, unlike
+// a fixed top-k, adapts to how sure the model is; the account shows the greedy lines.
+// Two settings connect the knobs to what came before, and the test checks both exactly,
+// on the trained model's own scores: top-k with :math:`k = 1` writes the greedy text,
+// token for token; top-p with :math:`p = 1` and no top-k writes the text of plain
+// sampling, ``multinomial`` of the softmax, from a generator in the same state.
 
 TEST_CASE(
     "top-k with k = 1 writes exactly the greedy text, and top-p with p = 1 exactly the "
@@ -1552,10 +1554,14 @@ TEST_CASE(
 // hardware to do the arithmetic. The models people talk to add more training after
 // that: on instructions and answers, and from people's preferences between answers.
 //
-// Two small differences remain besides size. GPT-2 reads running documents, not lines,
-// and marks where one ends with a token of its own, ``<|endoftext|>``, where this
-// chapter's newline marks the end of a definition. And GPT-2's released weights can be
-// loaded into a model built of these parts, at GPT-2's sizes: Raschka's *Build a Large
+// Besides size, four differences remain. GPT-2 reads running documents, not lines, and
+// marks where one ends with a token of its own, ``<|endoftext|>``, where this chapter's
+// newline marks the end of a definition. Its tokenizer is its own: 50,257 tokens
+// learned from web text, with its own rule for cutting text into pieces. Its GELU is
+// the tanh approximation (``gelu(x, "tanh")`` here), where this chapter's is exact. And
+// it trains with dropout. The blocks, the learned positions and the tied read-out are
+// the same parts, so GPT-2's released weights could be loaded into a model of these
+// parts at GPT-2's sizes, given its tokenizer and its GELU: Raschka's *Build a Large
 // Language Model (From Scratch)* (2024, chapter 5) does so in PyTorch.
 
 // %% fold: the end of the file's namespace
