@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -103,16 +104,22 @@ TEST_CASE(
   CHECK(w.to_vector() == std::vector<double>{2, 2});
 }
 
-TEST_CASE("an optimiser's step between a forward and its backward is refused, as torch refuses it") {
-  Tensor w = tensor({1.0, 2.0}).requires_grad_();
-  optim::SGD opt({w}, {0.1});
-  sum(w * w).backward();
-  const Tensor later = sum(w * w * 3.0);  // saves w at its present version
-  opt.step();                             // writes w in place
-  CHECK(w.version() == 1);
-  CHECK_THROWS_WITH_AS(later.backward(),
-                       doctest::Contains("of mul (shape [2]), which its gradient needs, was changed in place"),
-                       AutogradError);
+TEST_CASE("an optimiser's step between a forward and its backward is refused, as torch refuses it: SGD, Adam, AdamW") {
+  for (const std::string kind : {"SGD", "Adam", "AdamW"}) {
+    CAPTURE(kind);
+    Tensor w = tensor({1.0, 2.0}).requires_grad_();
+    std::unique_ptr<optim::Optimizer> opt;
+    if (kind == "SGD") opt = std::make_unique<optim::SGD>(std::vector<Tensor>{w}, optim::SGDOptions{0.1});
+    if (kind == "Adam") opt = std::make_unique<optim::Adam>(std::vector<Tensor>{w}, optim::AdamOptions{0.1});
+    if (kind == "AdamW") opt = std::make_unique<optim::AdamW>(std::vector<Tensor>{w}, optim::AdamWOptions{0.1});
+    sum(w * w).backward();
+    const Tensor later = sum(w * w * 3.0);  // saves w at its present version
+    opt->step();                            // writes w in place
+    CHECK(w.version() == 1);
+    CHECK_THROWS_WITH_AS(later.backward(),
+                         doctest::Contains("of mul (shape [2]), which its gradient needs, was changed in place"),
+                         AutogradError);
+  }
 }
 
 TEST_CASE("clone copies into storage of its own, and the gradient passes through it unchanged") {

@@ -110,6 +110,8 @@ TEST_CASE("pretokenize cuts text into runs of letters, digits or punctuation, ea
   CHECK(pieces == expected);
   CHECK(pretokenize("").empty());
   CHECK(pretokenize("café") == std::vector<std::string_view>{"café"});  // UTF-8 bytes are letters
+  // From the lowest such byte, 0x80 (À is C3 80, Ā is C4 80): a character is never cut.
+  CHECK(pretokenize("\xC3\x80 la \xC4\x80x") == std::vector<std::string_view>{"\xC3\x80", " la", " \xC4\x80x"});
   CHECK(pretokenize(" x") == std::vector<std::string_view>{" x"});
   CHECK(pretokenize("x  ") == std::vector<std::string_view>{"x", "  "});
 }

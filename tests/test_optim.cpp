@@ -142,3 +142,25 @@ TEST_CASE(
   CHECK(schedule.get_last_lr() == rates[14]);
   CHECK_THROWS_AS(optim::lr_scheduler::cosine_with_warmup(5, 5), ValueError);
 }
+
+TEST_CASE("cosine_with_warmup's floor is 0 unless asked: its factor is exactly 0 at the end and after") {
+  const auto factor = optim::lr_scheduler::cosine_with_warmup(4, 12);
+  CHECK(factor(0) == 0.0);
+  CHECK(factor(4) == 1.0);
+  CHECK(factor(12) == 0.0);  // (1 + cos(π)) / 2, and cos(π) rounds to exactly -1
+  CHECK(factor(20) == 0.0);
+}
+
+TEST_CASE("clip_grad_norm_ leaves gradients whose norm is below the maximum unchanged in every bit, and returns it") {
+  Tensor a = tensor({3.0, 0.0}).requires_grad_(), b = tensor({4.0}).requires_grad_();
+  sum(a * tensor({1.0, 2.0})).backward();  // a's gradient (1, 2)
+  sum(b * 2.0).backward();                 // b's gradient 2
+  const std::vector<double> ga = a.grad().to_vector(), gb = b.grad().to_vector();
+  const double total = nn::utils::clip_grad_norm_({a, b}, 10.0);  // the norm is 3, below 10
+  CHECK(total == 3.0);
+  CHECK(a.grad().to_vector() == ga);
+  CHECK(b.grad().to_vector() == gb);
+  // Above the maximum they are scaled down to it (to within the 1e-6 torch adds).
+  nn::utils::clip_grad_norm_({a, b}, 1.5);
+  CHECK(a.grad().at({1}) == doctest::Approx(2.0 * 1.5 / 3.0).epsilon(1e-6));
+}

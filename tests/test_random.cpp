@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <cmath>
 
@@ -73,6 +75,22 @@ TEST_CASE("uniforms lie in 0 <= u < 1 with mean 1/2, integers in their range, an
   CHECK((max(w).item() < -1 && -max(-w).item() >= -3));
   CHECK_THROWS_WITH_AS(randint(3, 3, {1}, gen), "randint: empty range [3, 3)", ValueError);
   CHECK_THROWS_WITH_AS(uniform({1}, 1, 0, gen), doctest::Contains("uniform: need finite low < high"), ValueError);
+}
+
+TEST_CASE(
+    "randperm draws each of the 24 orders of 4 elements equally often, within five standard errors, for three seeds") {
+  // A uniform shuffle gives each order probability 1/24: over 24,000 draws each count is
+  // binomial, 1,000 ± sqrt(24,000 · 1/24 · 23/24) = 31. A shuffle that never leaves an element
+  // where it was (swapping only with later positions) draws 6 of the orders and no other.
+  for (std::uint64_t seed : {1, 2, 3}) {
+    CAPTURE(seed);
+    Generator gen(seed);
+    std::map<std::vector<double>, int> counts;
+    for (int draw = 0; draw < 24000; ++draw) ++counts[randperm(4, gen).to_vector()];
+    const double sd = std::sqrt(24000.0 / 24 * 23 / 24);
+    CHECK(counts.size() == 24);
+    for (const auto& [order, count] : counts) CHECK(std::fabs(count - 1000) < 5 * sd);
+  }
 }
 
 TEST_CASE("manual_seed re-seeds the default generator, as torch.manual_seed") {
