@@ -5,12 +5,15 @@ data and labels. Each description is drawn twice: *wide*, for a desktop's column
 by side), and *narrow*, for a phone (panels stacked, heatmaps without their cell numbers when
 the cells are too many to carry them). ``draw_both`` returns both PNGs and the height in pixels
 of the smallest text in each, so that the browser check can prove the text stays legible at
-the width the page shows it.
+the width the page shows it. A drawing that would not show what its caption says (a labelled
+line hidden under others, labels that run into each other) is refused with ``FigureError``,
+which fails the book's build (``problems``).
 """
 import json
 import os
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -30,19 +33,43 @@ def _cells(values):
     return len(values), len(values[0]) if values else 0
 
 
-def _heatmap(ax, d, fig, numbers):
+LABEL_PT = 11  # points: a heatmap's row and column labels, where the cells leave room
+# Points below which a heatmap labels every k-th row and column only: what stays above 10 pixels
+# as the browser check measures it, with the wide drawing shown about 0.8 of its size in a
+# desktop's column and the narrow one about 0.6 on a phone.
+SMALLEST_LABEL_PT = {False: 7.0, True: 8.0}
+
+
+def _label_cells(ax, row_labels, column_labels, cell, narrow):
+    """Labels a heatmap's rows and columns for square cells of ``cell`` points."""
+    every = 1
+    smallest = SMALLEST_LABEL_PT[narrow]
+    while min(LABEL_PT, every * cell * 0.9 / 1.25) < smallest and every < len(row_labels) + len(column_labels):
+        every += 1
+    size = min(LABEL_PT, every * cell * 0.9 / 1.25)
+    longest = max(map(len, column_labels)) if column_labels else 0
+    upright = longest * 0.62 * size > every * cell * 0.9  # wider than its cells: stood on end
+    ax.set_xticks(range(0, len(column_labels), every), column_labels[::every], rotation=90 if upright else 0,
+                  fontsize=size)
+    ax.set_yticks(range(0, len(row_labels), every), row_labels[::every], fontsize=size)
+
+
+def _heatmap(ax, d, fig, numbers, cell_inches, narrow):
     """A matrix as coloured cells with labelled rows and columns; the description may set
     "numbers" (write each cell's value, overriding the automatic choice), "colorbar" (false
-    to leave it out), and "vmin"/"vmax" (a colour scale shared between panels)."""
+    to leave it out), and "vmin"/"vmax" (a colour scale shared between panels).
+
+    The labels are sized to their cells, which are square, so that neighbouring labels never
+    run into each other: a line of text a little less tall than a cell, and upright columns'
+    labels where they are wider than a cell. Where that would be smaller than
+    SMALLEST_LABEL_PT, only every k-th row and column is labelled, at the size k cells allow."""
     values = d["values"]
     rows, cols = _cells(values)
     low = d.get("vmin", min(0.0, min(min(r) for r in values)))
     high = d.get("vmax", max(max(r) for r in values))
     image = ax.imshow(values, cmap="viridis", aspect="equal", vmin=low, vmax=high if high > low else low + 1)
-    longest = max(map(len, d["columns"])) if d["columns"] else 0
-    rotate = cols > 6 or longest * cols > 24
-    ax.set_xticks(range(cols), d["columns"], rotation=45 if rotate else 0, ha="right" if rotate else "center")
-    ax.set_yticks(range(rows), d["rows"])
+    _label_cells(ax, d["rows"], d["columns"], cell_inches * 72, narrow)
+    ax.litgrad_labels = (d["rows"], d["columns"])  # sized again to the cells as laid out
     ax.set_xlabel(d["xlabel"])
     ax.set_ylabel(d["ylabel"])
     if d.get("numbers", numbers):
@@ -58,14 +85,26 @@ def _heatmap(ax, d, fig, numbers):
         fig.colorbar(image, ax=ax, fraction=0.046 if rows >= cols else 0.046 * rows / cols + 0.01, pad=0.04)
 
 
+# The plain lines of a plot, in turn: solid, dashed, dash-dotted, long-dashed (the reference
+# lines a chapter styles itself are black dashes or dots). Where two coincide (a measurement on
+# its prediction) the one drawn over leaves the one below showing in its gaps; problems() holds
+# every labelled line to showing.
+DASHES = ["-", (0, (6, 2.5)), (0, (6, 2, 1.5, 2)), (0, (11, 3))]
+MARKERS = ["o", "s", "^", "D"]  # and a shape of its own at each point, where the points are few
+
+
 def _lines(ax, d):
+    plain = 0  # the plain lines so far
     for s in d["series"]:
         style = s.get("style", "-")
         if style == "-":  # a plain line: dots at its points, when there are few
-            ax.plot(s["x"], s["y"], style, marker="o" if len(s["x"]) <= 40 else None, markersize=3,
-                    label=s["label"])
-        else:  # a format of its own ("k--", or markers alone such as "o"), drawn as it says
-            ax.plot(s["x"], s["y"], style, markersize=6, label=s["label"])
+            ax.plot(s["x"], s["y"], linestyle=DASHES[plain % len(DASHES)], linewidth=max(1.4, 2.2 - 0.2 * plain),
+                    marker=MARKERS[plain % len(MARKERS)] if len(s["x"]) <= 40 else None,
+                    markersize=4 - 0.5 * (plain % len(MARKERS)), label=s["label"])
+            plain += 1
+        else:  # a format of its own ("k--", or markers alone such as "o"), drawn as it says, over
+            # the plain lines: a reference line that a curve reaches still shows
+            ax.plot(s["x"], s["y"], style, markersize=6, label=s["label"], zorder=2.5)
     if d.get("log_y"):
         ax.set_yscale("log")
     if d.get("log_x"):
@@ -212,6 +251,164 @@ def _layout(d, narrow):
     return panels, widths, (width, height), {"width_ratios": ratios}, (1, len(panels))
 
 
+def _fit_texts(fig, narrow):
+    """Lays the figure out (tight_layout) with every axis label, legend title and figure text
+    that would run off the figure's edge wrapped onto more lines, shorter in proportion to how
+    far it runs over; what still sticks out (a short word) the tight bounding box of savefig()
+    takes in."""
+    import textwrap
+    fig.tight_layout()
+    for ax in fig.axes:  # the cells as laid out may be smaller than the estimate they were labelled for
+        if hasattr(ax, "litgrad_labels"):
+            rows, columns = ax.litgrad_labels
+            _label_cells(ax, rows, columns, ax.bbox.width / max(len(columns), 1) * 72 / fig.dpi, narrow)
+    fig.tight_layout()
+    for _ in range(3):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        wrapped = False
+        for ax in fig.axes:
+            legend = ax.get_legend()
+            for t in [ax.xaxis.label, ax.yaxis.label] + ([legend.get_title()] if legend else []) + list(fig.texts):
+                text = t.get_text()
+                if not text.strip() or " " not in text:
+                    continue
+                box = t.get_window_extent(renderer)
+                room = fig.bbox.height if t is ax.yaxis.label else fig.bbox.width
+                length = box.height if t is ax.yaxis.label else box.width
+                if length > 0.95 * room:
+                    longest = max(len(line) for line in text.split("\n"))
+                    t.set_text(textwrap.fill(text.replace("\n", " "), max(8, int(longest * 0.9 * room / length))))
+                    wrapped = True
+        if not wrapped:
+            return
+        fig.tight_layout()
+
+
+class FigureError(Exception):
+    """A figure that would not show what its caption says: a label cut off at the figure's edge,
+    or a labelled line hidden under the lines drawn after it."""
+
+
+VISIBLE_SHARE = 0.05  # of a line's length, at least, must show beside the lines drawn over it
+
+
+def _path_points(ax, line):
+    """The line's points in display pixels, with a point every 2 pixels along each segment."""
+    points = ax.transData.transform(np.column_stack(line.get_data()).astype(float))
+    points = points[np.isfinite(points).all(axis=1)]
+    dense = list(points[:1])
+    for a, b in zip(points[:-1], points[1:]):
+        n = max(1, int(np.hypot(*(b - a)) / 2))
+        dense += [a + (b - a) * k / n for k in range(1, n + 1)]
+    return np.array(dense).reshape(-1, 2), points
+
+
+def _distances(points, line_points, joined):
+    """Each point's distance to a line drawn through ``line_points`` (its segments when
+    ``joined``, its markers alone otherwise)."""
+    if not len(line_points):
+        return np.full(len(points), np.inf)
+    if not joined or len(line_points) == 1:
+        return np.min(np.hypot(points[:, None, 0] - line_points[None, :, 0],
+                               points[:, None, 1] - line_points[None, :, 1]), axis=1)
+    d = np.full(len(points), np.inf)
+    for a, b in zip(line_points[:-1], line_points[1:]):
+        ab = b - a
+        length = ab @ ab
+        t = np.clip(((points - a) @ ab) / length, 0, 1) if length > 0 else np.zeros(len(points))
+        d = np.minimum(d, np.hypot(*(points - (a + t[:, None] * ab)).T))
+    return d
+
+
+def _drawn_texts(fig):
+    """The texts the figure shows: each axes' title, axis labels, legend, and the labels of the
+    ticks inside its view (matplotlib keeps labels for ticks beyond it, which it does not draw),
+    and the figure's own texts."""
+    texts = list(fig.texts)
+    for ax in fig.axes:
+        texts += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label]
+        for axis in (ax.xaxis, ax.yaxis):
+            scale = axis.get_transform()  # a log axis is compared in its logarithms
+            low, high = sorted(scale.transform(np.array(axis.get_view_interval(), dtype=float)))
+            slack = 1e-9 * abs(high - low)
+            for tick in axis.get_major_ticks():
+                at = scale.transform(np.array([tick.get_loc()], dtype=float))[0]
+                if low - slack <= at <= high + slack:
+                    texts += [tick.label1, tick.label2]
+        legend = ax.get_legend()
+        if legend:
+            texts += list(legend.get_texts()) + [legend.get_title()]
+        texts += ax.texts
+    return [t for t in texts if t.get_visible() and t.get_text().strip()]
+
+
+def _unrotated_width(t, renderer):
+    """The length of a text along its own baseline, in display pixels."""
+    rotation = t.get_rotation()
+    t.set_rotation(0)
+    width = t.get_window_extent(renderer).width
+    t.set_rotation(rotation)
+    return width
+
+
+def problems(fig):
+    """What the drawn figure fails to show, one line each: two labels of one axis that run into
+    each other, and a labelled line of which less than ``VISIBLE_SHARE`` of the part inside
+    the axes shows beside the lines drawn after it. (No text can run off the figure: draw()
+    wraps long labels and saves the figure with every text inside it.)"""
+    found = []
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:  # neighbouring labels of one axis must not run into each other
+        for axis, along in ((ax.xaxis, 0), (ax.yaxis, 1)):
+            drawn = set(_drawn_texts(fig))
+            ticks = [tick for tick in axis.get_major_ticks() if tick.label1 in drawn]
+            at = [ax.transData.transform((t.get_loc(), 0) if along == 0 else (0, t.get_loc()))[along] for t in ticks]
+            for (a, at_a), (b, at_b) in zip(zip([t.label1 for t in ticks], at), zip([t.label1 for t in ticks[1:]], at[1:])):
+                box_a, box_b = a.get_window_extent(renderer), b.get_window_extent(renderer)
+                spacing = abs(at_b - at_a)  # between the ticks the labels belong to
+                height = a.get_fontsize() * fig.dpi / 72  # a line of the text, across it
+                turn = np.radians(a.get_rotation())
+                if along == 1 or abs(np.sin(turn)) > 0.99:  # stacked, or upright: a line's height
+                    collide = spacing < 0.95 * height
+                elif abs(np.sin(turn)) < 0.01:  # side by side along the axis: half their widths
+                    collide = spacing < 0.95 * (box_a.width + box_b.width) / 2
+                else:  # slanted: parallel strips, a line's height wide, that run into each
+                    # other where the labels are longer than the gap along them
+                    longest = max(_unrotated_width(t, renderer) for t in (a, b))
+                    collide = spacing * abs(np.sin(turn)) < 0.95 * height and \
+                        longest > spacing * abs(np.cos(turn))
+                if collide:
+                    found.append(f"the labels {a.get_text()!r} and {b.get_text()!r} run into each other")
+    pixels = fig.dpi / 72
+    for ax in fig.axes:
+        lines = [l for l in ax.get_lines() if l.get_visible() and not l.get_label().startswith("_")]
+        lines.sort(key=lambda l: l.get_zorder())  # in the order drawn (stable: ties as added)
+        for i, line in enumerate(lines):
+            dense, points = _path_points(ax, line)
+            own = line.get_linewidth()
+            if line.get_linestyle() in ("None", "", " "):  # markers alone: each marker's width
+                dense, own = points, line.get_markersize()
+            if not len(dense):
+                continue
+            inside = ((dense[:, 0] >= ax.bbox.x0) & (dense[:, 0] <= ax.bbox.x1) & (dense[:, 1] >= ax.bbox.y0)
+                      & (dense[:, 1] <= ax.bbox.y1))
+            covered = np.zeros(len(dense), bool)
+            for other in lines[i + 1:]:
+                _, points = _path_points(ax, other)
+                if other.get_linestyle() not in ("-", "solid"):
+                    continue  # dashes, dots or markers alone leave what is under them showing
+                # hidden where the other stroke spans this one's whole width
+                reach = (other.get_linewidth() - own) / 2 * pixels + 0.5
+                covered |= _distances(dense, points, True) <= reach
+            shown = (~covered & inside).sum() / max(1, inside.sum())
+            if inside.any() and shown < VISIBLE_SHARE:
+                found.append(f"the line {line.get_label()!r} is hidden under the lines drawn after it "
+                             f"({shown:.0%} of it shows)")
+    return found
+
+
 def draw(d, png_path, narrow=False):
     """Draws description ``d`` into ``png_path``; returns the smallest text's height in pixels."""
     panels, widths, size, grid, shape = _layout(d, narrow)
@@ -219,7 +416,7 @@ def draw(d, png_path, narrow=False):
     for ax, p, width in zip(axes.flat, panels, widths):
         kind = p["kind"]
         if kind == "heatmap":
-            _heatmap(ax, p, fig, _numbers_fit(p, width))
+            _heatmap(ax, p, fig, _numbers_fit(p, width), _cell_inches(p, width), narrow)
         elif kind == "lines":
             _lines(ax, p)
         elif kind == "bars":
@@ -230,10 +427,13 @@ def draw(d, png_path, narrow=False):
             _plane(ax, p, fig)
         else:
             raise ValueError(f"unknown figure kind {kind!r}")
-    fig.tight_layout()
-    fig.canvas.draw()
+    _fit_texts(fig, narrow)
+    found = problems(fig)
+    if found:
+        plt.close(fig)
+        raise FigureError(f"{os.path.basename(png_path)}: " + "; ".join(found))
     smallest = min(t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip())
-    fig.savefig(png_path, dpi=DPI, metadata={"Software": None})
+    fig.savefig(png_path, dpi=DPI, metadata={"Software": None}, bbox_inches="tight", pad_inches=0.05)
     plt.close(fig)
     return round(smallest * DPI / 72)
 

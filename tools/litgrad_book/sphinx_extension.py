@@ -144,9 +144,19 @@ def assumes_text(source, by_number):
 
 
 def time_text(run):
+    """What the run took, in what its budget holds it to: seconds of one core's processor time
+    (every thread's, and the training its claims share, done once earlier), and the wall time."""
     if not run:
         return "time not measured in this build"
-    return f"{run['wall_seconds']:.1f} s on one core"
+    return f"{run['cpu_seconds']:.1f} s of one core ({run['wall_seconds']:.1f} s wall)"
+
+
+def budget_text(budget, run, reason=""):
+    """The budget the run was held to: its seconds, times this machine's slowness against the
+    reference where the runner measured one (runner.py says when), and the reason it gives."""
+    factor = (run or {}).get("machine_slowness", 1.0)
+    held = f"{budget:g} s" + (f" × {factor:.2f}, this machine's slowness against the reference" if factor > 1 else "")
+    return f"budget {held}" + (f": {rst_text(reason)}" if reason else "")
 
 
 def figure_rst(indentation, chapter, name, env, build_dir, description):
@@ -234,7 +244,7 @@ class ChapterParser(RSTParser):
         budget, reason = reader.budget_seconds(source)
         facts = [f"**Assumes** {assumes_text(source, by_number)}",
                  f"**{len(source.claims)} claims**, {'all held' if held == len(source.claims) else f'{held} held'}"
-                 f" · {time_text(run)}" + (f" (budget {budget:g} s: {rst_text(reason)})" if reason else ""),
+                 f" · {time_text(run)} ({budget_text(budget, run, reason)})",
                  f":download:`Download this chapter <{source.name}.cpp>` · run it: "
                  f"``build/chapters/{source.name}`` · each claim is a test that ``ctest`` runs"]
         return self.neighbours(source, book, "litgrad-chapter-nav") + [
@@ -373,7 +383,7 @@ class ClaimsDirective(Directive):
             budget, _ = reader.budget_seconds(s)
             lines += [rst_text(s.title), "-" * (len(s.title) + 4), "",
                       f"{chapter_link(s)}: {len(s.claims)} claims, {held} held, in {time_text(run)} "
-                      f"(its budget: {budget:g} s).", ""]
+                      f"({budget_text(budget, run)}).", ""]
             lines += mutations.chapter_lines(env, s.name)
             for claim in s.claims:
                 c = claims.get(claim.name)

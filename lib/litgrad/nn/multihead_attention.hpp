@@ -22,6 +22,18 @@ struct MultiheadAttentionOptions {
   bool batch_first = false;    ///< inputs and output are `[N, L, E]` instead of torch's default `[L, N, E]`
 };
 
+/// \brief The keys and values a self-attention layer has computed for the tokens it has seen:
+/// a KV cache. A decoder that writes one token at a time keeps one per layer, so that each new
+/// token costs the work of one token (its projections, and one row of scores over the tokens
+/// before it) instead of the whole sequence's again. Start with an empty one; see
+/// MultiheadAttention::forward_cached().
+struct KVCache {
+  Tensor keys;    ///< `[N*H, S, E/H]` after S tokens (the heads of sequence b at b*H to b*H+H-1)
+  Tensor values;  ///< `[N*H, S, E/H]`
+  /// \brief S, the tokens seen (0 for an empty cache).
+  std::int64_t size() const { return keys.defined() ? keys.size(1) : 0; }
+};
+
 /// \brief Attention with learned input and output projections and several heads side by side,
 /// with the arithmetic, shapes, masks, parameter names and initialisation of
 /// `torch.nn.MultiheadAttention` (Python API, torch 1.13).
@@ -55,18 +67,6 @@ struct MultiheadAttentionOptions {
 /// masking (pytorch/pytorch#80494). litgrad follows the documented Python behaviour in all of
 /// these, and its tests compare with Python torch where libtorch is wrong.
 ///
-/// \brief The keys and values a self-attention layer has computed for the tokens it has seen:
-/// a KV cache. A decoder that writes one token at a time keeps one per layer, so that each new
-/// token costs the work of one token (its projections, and one row of scores over the tokens
-/// before it) instead of the whole sequence's again. Start with an empty one; see
-/// MultiheadAttention::forward_cached().
-struct KVCache {
-  Tensor keys;    ///< `[N*H, S, E/H]` after S tokens (the heads of sequence b at b*H to b*H+H-1)
-  Tensor values;  ///< `[N*H, S, E/H]`
-  /// \brief S, the tokens seen (0 for an empty cache).
-  std::int64_t size() const { return keys.defined() ? keys.size(1) : 0; }
-};
-
 /// \code
 /// nn::MultiheadAttention mha(8, 2);
 /// Tensor x = randn({5, 3, 8});                                     // [L, N, E]
