@@ -24,9 +24,9 @@ CHAPTER = '''\
 // Chapter {n} · {title}
 // {underline}
 //
-// The introduction: what this chapter shows, and why a reader who has read the chapters it
-// assumes wants to know it. The claim below is a placeholder, to be replaced by the
-// chapter's own.
+// The introduction: what this chapter shows, and why a reader who has read the
+// chapters it assumes wants to know it. The claim below is a placeholder, to be
+// replaced by the chapter's own.
 
 // %% about: One sentence of what the chapter shows, for the course page.
 // %% assumes: nothing
@@ -41,20 +41,20 @@ CHAPTER = '''\
 
 using namespace litgrad;
 
-namespace {
+namespace {{
 
 // How many elements a tensor of n ones holds, counted by adding them up.
 double count(std::int64_t n) {{ return sum(ones({{n}})).item(); }}
 
 // %% 1 · A first section
 //
-// The claim's sentence, and why it holds: a sum of ones is a sum of small whole numbers,
-// which double precision adds without rounding, so the count is exact.
+// The claim's sentence, and why it holds: a sum of ones is a sum of small whole
+// numbers, which double precision adds without rounding, so the count is exact.
 
 TEST_CASE("adding up n ones counts them exactly") {{
   for (std::int64_t n : {{0, 1, 7, 1000}})
-    book::check("count - n", count(n) - static_cast<double>(n), "for n = " + std::to_string(n),
-                book::exactly(0.0));
+    book::check("count - n", count(n) - static_cast<double>(n),
+                "for n = " + std::to_string(n), book::exactly(0.0));
 }}
 
 // %% fold: the end of the file's namespace
@@ -78,12 +78,13 @@ EXERCISE = '''\
 // Exercise {n}.{k} · {title}
 // {underline}
 //
-// The statement: what the reader writes, from what the chapter taught, and what the tests
-// below check. (A placeholder: write ``twice``, which returns twice its argument.)
+// The statement: what the reader writes, from what the chapter taught, and what the
+// tests below check. (A placeholder: write ``twice``, which returns twice its
+// argument.)
 
 // %% hint
-// What the reader should think about first, never the answer. (Placeholder: what number
-// do you add to x to double it?)
+// What the reader should think about first, never the answer. (Placeholder: what
+// number do you add to x to double it?)
 
 // %% fold: includes
 #include <doctest/doctest.h>
@@ -94,8 +95,9 @@ EXERCISE = '''\
 double twice(double x);
 
 // %%
-// The tests. Each message names the mistake its failure points to, in the words of the
-// exercise's catalogue (mistakes.toml), so that ``tools/exercise check`` can name it.
+// The tests. Each message names the mistake its failure points to, in the words of
+// the exercise's catalogue (mistakes.toml), so that ``tools/exercise check`` can name
+// it.
 
 TEST_CASE("twice doubles every number, negative ones and zero included") {{
   CHECK_MESSAGE(twice(0.0) == 0.0, "twice(0) is 0: another value points to one added");
@@ -226,7 +228,7 @@ def main(argv):
             written = new_exercise(args.chapter, args.title)
     except ScaffoldError as e:
         sys.exit(f"tools/new: {e}")
-    print("Written:\n  " + "\n  ".join(written))
+    print("Written:\n  " + "\n  ".join(dict.fromkeys(written)))  # each file once
     nn = args.chapter[:2]
     if args.kind == "chapter":
         print(f"Next: tools/mutate {nn} (runs the catalogue, as the check asks), then "
