@@ -156,13 +156,14 @@ class ScaffoldError(Exception):
     """A name, a number or a place the new files cannot have."""
 
 
-def write_new(path, text):
+def write_new(path, text, root):
+    """Writes a file that must not exist yet; returns its path relative to ``root``."""
     if os.path.exists(path):
-        raise ScaffoldError(f"{os.path.relpath(path, ROOT)} exists; tools/new overwrites nothing")
+        raise ScaffoldError(f"{os.path.relpath(path, root)} exists; tools/new overwrites nothing")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
-    return os.path.relpath(path, ROOT)
+    return os.path.relpath(path, root)
 
 
 def title_lines(prefix, title):
@@ -184,9 +185,9 @@ def new_exercise(chapter, title, root=ROOT):
     values = dict(n=n, nn=chapter[:2], k=k, title=title, chapter=chapter, name=name,
                   underline=underline)
     base = os.path.join(folder, f"{k}_{name}")
-    written = [write_new(base + ".cpp", EXERCISE.format(**values)),
-               write_new(base + ".starter.cpp", STARTER.format(**values)),
-               write_new(base + ".solution.cpp", SOLUTION.format(**values))]
+    written = [write_new(base + ".cpp", EXERCISE.format(**values), root),
+               write_new(base + ".starter.cpp", STARTER.format(**values), root),
+               write_new(base + ".solution.cpp", SOLUTION.format(**values), root)]
     catalogue = os.path.join(folder, "mistakes.toml")
     head = "" if os.path.exists(catalogue) else MISTAKES_HEADER.format(**values)
     with open(catalogue, "a", encoding="utf-8") as f:
@@ -205,8 +206,9 @@ def new_chapter(chapter, title, root=ROOT):
         raise ScaffoldError(f"the book already has a chapter {chapter[:2]}")
     heading, underline = title_lines(f"Chapter {n} · ", title)
     values = dict(n=n, nn=chapter[:2], title=title, chapter=chapter, underline=underline)
-    written = [write_new(os.path.join(root, "chapters", chapter + ".cpp"), CHAPTER.format(**values)),
-               write_new(os.path.join(root, "tests", "mutations", chapter + ".toml"), CATALOGUE.format(**values))]
+    written = [write_new(os.path.join(root, "chapters", chapter + ".cpp"), CHAPTER.format(**values), root),
+               write_new(os.path.join(root, "tests", "mutations", chapter + ".toml"), CATALOGUE.format(**values),
+                         root)]
     for exercise in ("A first exercise", "A second exercise"):
         written += new_exercise(chapter, exercise, root)
     return written
