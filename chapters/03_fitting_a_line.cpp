@@ -532,11 +532,11 @@ TEST_CASE(
 // \begin{pmatrix} s^2 m_2 & s m_1 \\ s m_1 & 1 \end{pmatrix}`. Its eigenvalues
 // :math:`\mu_+ \ge \mu_-` have product :math:`s^2 (m_2 - m_1^2)` and sum :math:`s^2 m_2
 // + 1`, and :math:`0 < \mu_- \le 1` (the smaller eigenvalue of a symmetric matrix is at
-// most its smallest diagonal entry), so :math:`\mu_+` lies in :math:`[u, u + 1]` with
-// :math:`u = s^2 m_2`. Then :math:`\kappa = \mu_+ / \mu_- = \mu_+^2 / (s^2 (m_2 -
+// most its smallest diagonal entry), so :math:`\mu_+` lies in :math:`[v, v + 1]` with
+// :math:`v = s^2 m_2`. Then :math:`\kappa = \mu_+ / \mu_- = \mu_+^2 / (s^2 (m_2 -
 // m_1^2))`, which is :math:`s^2 K` with :math:`K = m_2^2 / (m_2 - m_1^2)`, times a
-// factor between 1 and :math:`(1 + 1/u)^2`: :math:`s^2` times a constant, up to a
-// correction that fades like :math:`2/u`. The test holds :math:`\kappa(s) / (s^2 K)` in
+// factor between 1 and :math:`(1 + 1/v)^2`: :math:`s^2` times a constant, up to a
+// correction that fades like :math:`2/v`. The test holds :math:`\kappa(s) / (s^2 K)` in
 // that interval for :math:`s` of 10, 30 and 100.
 //
 // .. figure:: stretched_bowl
@@ -618,11 +618,11 @@ TEST_CASE(
   const double K = m2 * m2 / (m2 - m1 * m1);
   for (std::size_t i = 1; i < kappas.size(); ++i) {  // s = 10, 30, 100
     const double s = i == 1 ? 10 : i == 2 ? 30 : 100;
-    const double u = s * s * m2;
+    const double v = s * s * m2;  // (not the unit roundoff)
     book::check("κ / (s² K) at s = " + std::to_string(static_cast<int>(s)),
                 kappas[i] / (s * s * K),
-                "between 1 (to rounding) and (1 + 1/u)², u = s² m_2",
-                book::between(1 - 1e-12, (1 + 1 / u) * (1 + 1 / u)));
+                "between 1 (to rounding) and (1 + 1/v)², v = s² m_2",
+                book::between(1 - 1e-12, (1 + 1 / v) * (1 + 1 / v)));
   }
   draw_steps(kappas, counted, predicted);
 }

@@ -399,10 +399,11 @@ TEST_CASE(
 // within a few of those? A trained boundary sits some :math:`\delta` from the Bayes
 // boundary, about 0.1 with 400 points to place each; and on the Bayes boundary the two
 // classes are equally dense, so moving it by :math:`\delta` costs accuracy only in
-// proportion to :math:`\delta^2`: of order :math:`\tfrac12 \cdot 0.22\, \delta^2
-// \approx 0.001` per boundary here (0.22 being how fast the difference of the two
-// classes' densities grows across it), less than a paired standard error. We ask for
-// the gap to be within four, for three seeds.
+// proportion to :math:`\delta^2`: of order :math:`\tfrac12 c\, \delta^2 \approx
+// 0.0006` per boundary here, :math:`c \approx 0.115` being how fast the difference of
+// the two classes' densities (each weighted by its share, a third) grows across the
+// boundary, summed along it (a numerical integral), less than a paired standard error.
+// We ask for the gap to be within four, for three seeds.
 
 constexpr double kRadius = 1.5;  // the blobs' centres' distance from the origin
 

@@ -1040,11 +1040,13 @@ TEST_CASE(
 // a limit :math:`c` it scales every gradient by :math:`c / |g|` (torch's rule, exactly:
 // by :math:`c / (|g| + 10^{-6})`). The direction is kept; only the length is capped, so
 // no step is longer than :math:`\eta c`, and in :math:`T` steps the parameters cannot
-// move further than :math:`T \eta c`. A loss built from them cannot overflow. The
-// claim: at rate 0.5, beyond every seed's cliff, plain SGD overflows; clipped to norm 1
-// it does not, and ends below its starting loss; and with clipping no rate of the
-// sweep overflows at all (the figure above). The test prints the largest gradient the
-// clipped run met, which the step, unclipped, would have followed.
+// move further than :math:`T \eta c`. A loss that is finite everywhere within that
+// distance of the start, as this small network's is, cannot overflow; clipping alone
+// promises no more than the bounded walk. The claim: at rate 0.5, beyond every seed's
+// cliff, plain SGD overflows; clipped to norm 1 it does not, and ends below its
+// starting loss; and with clipping no rate of the sweep overflows at all (the figure
+// above). The test prints the largest gradient the clipped run met, which the step,
+// unclipped, would have followed.
 
 TEST_CASE(
     "clipping the gradient to norm 1 keeps SGD from overflowing: at rate 0.5, past the "

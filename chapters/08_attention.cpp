@@ -1523,9 +1523,12 @@ TEST_CASE(
 }
 
 // %%
-// And training with the ramp cannot get under the bound: the error stays above
-// :math:`\tfrac23` of the variance, less the three standard errors of a test error
-// whose residuals have that variance (:math:`3\sqrt{2 (2/3)^2 / 4096} \approx 0.044`).
+// The bound holds for weights that depend on position alone. The trained model's
+// weights depend on the tokens' values too (a score is affine in a token's value as in
+// its position), so the bound does not prove that training must stay above it; the
+// claim measures that it does: the error stays above :math:`\tfrac23` of the variance,
+// less the three standard errors of a test error whose residuals have that variance
+// (:math:`3\sqrt{2 (2/3)^2 / 4096} \approx 0.044`).
 
 TEST_CASE(
     "with the ramp, training leaves the error above the 2/3 of the variance that "

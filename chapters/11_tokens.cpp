@@ -1016,7 +1016,10 @@ TEST_CASE(
 // from width :math:`d` to :math:`V` scores with a bias (chapter 10): :math:`2Vd + V`
 // parameters, proportional to the vocabulary. Its other parts do not depend on
 // :math:`V`. What a larger vocabulary buys is text per position: a model whose context
-// holds :math:`T` tokens reads :math:`T` divided by the tokens per character.
+// holds :math:`T` tokens reads :math:`T` divided by the tokens per character, and
+// reading a text takes fewer tokens, so every part of the model that works token by
+// token does less work per character, by the same factor (the read-out's work per
+// token, though, grows with :math:`V`).
 
 // %% fold: counting parameters, and the trade-off drawn
 constexpr std::int64_t kWidth = 128, kBlocks = 4, kWindow = 64;
@@ -1064,11 +1067,13 @@ void draw_tradeoff() {
 }
 
 // %%
-// How do the two compare? From 256 to 4,096 tokens the embedding and read-out grow
-// exactly 16-fold. The text in a window grows by the factor by which the tokens per
-// character fall, which is more than 1, since every doubling saves tokens (section 6).
-// The claim is that it is less than 16: the vocabulary's cost grows faster than what it
-// buys.
+// How do the two compare? They are factors of different things, and the claim compares
+// only the factors. From 256 to 4,096 tokens the embedding and read-out grow exactly
+// 16-fold. The text in a window, and the work per character saved in the parts that
+// work token by token, grow by the factor by which the tokens per character fall, which
+// is more than 1, since every doubling saves tokens (section 6). The claim is that it
+// is less than 16: the vocabulary's cost in parameters grows faster than what it buys
+// in text per window.
 //
 // .. figure:: tradeoff
 //
