@@ -14,6 +14,8 @@
   ``mistakes``: the catalogues of learners' mistakes, each applied and judged;
   ``exercise_page``: the Exercises section of a chapter's page, which reads both;
   ``exercise_tool``: ``tools/exercise``, the learner's command.
+* ``margins``: how far each measured number sits inside its claim's bound, which the Claims
+  page shows, listing the claims that check much less than they measure.
 * ``performance``: ``tools/bench``'s report (``results.json``) and the Performance page's
   tables.
 

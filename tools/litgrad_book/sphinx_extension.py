@@ -45,7 +45,7 @@ from sphinx.errors import SphinxError
 from sphinx.parsers import RSTParser
 from sphinx.util.nodes import nested_parse_with_titles
 
-from litgrad_book import exercise_page, figures, mutations, performance, reader
+from litgrad_book import exercise_page, figures, margins, mutations, performance, reader
 
 CHAPTER_DOC = re.compile(r"^chapters/(\d\d_[a-z0-9_]+)$")
 
@@ -127,9 +127,34 @@ def claim_label(chapter, index):
 
 
 def measured_lines(m):
-    """One measured value as a reST bullet: its name and value, the bound, what it is."""
+    """One measured value as a reST bullet: its name and value, the bound, what it is, and how
+    far inside the bound it sits (``margins``)."""
     bound = f" ({rst_text(m['bound'])})" if m.get("bound") else ""
-    return [f"* {rst_text(m['name'])} = **{format_number(m['value'])}**{bound}: {rst_text(m['description'])}"]
+    inside = margins.text(m["value"], m["bound"]) if m.get("bound") else ""
+    return [f"* {rst_text(m['name'])} = **{format_number(m['value'])}**{bound}: {rst_text(m['description'])}"
+            + (f" · *{inside}*" if inside else "")]
+
+
+def large_margin_lines(chapters):
+    """The Claims page's list of the claims that check much less than they measure: each
+    measured number more than ``margins.LARGE`` times inside its bound (``chapters``: (source,
+    its claims.json) pairs)."""
+    rows = []
+    for source, claims in chapters:
+        index = {c.name: c.index for c in source.claims}
+        for claim, name, value, bound, g in margins.large(claims):
+            if claim in index:
+                rows.append((source, index[claim], claim, name, value, bound, g))
+    lines = ["Claims that check much less than they measure", "-" * 50, "",
+             f"A measured number more than {margins.LARGE} times inside its bound (an equality, or a bound on a "
+             "sign, has no margin) belongs to a claim that could say more than it does, unless its prose says why "
+             f"so large a margin is the point. {len(rows)} numbers, in "
+             f"{len({(r[0].name, r[1]) for r in rows})} claims:", ""]
+    for source, i, claim, name, value, bound, g in rows:
+        shown = "exactly at the best value" if g == float("inf") else f"{g:.3g}×"
+        lines.append(f"* :ref:`{rst_text(claim)} <{claim_label(source.name, i)}>` ({rst_text(source.title)}): "
+                     f"{rst_text(name)} = {format_number(value)} ({rst_text(bound)}), {shown}")
+    return lines + [""]
 
 
 def chapter_link(source):
@@ -378,7 +403,9 @@ class ClaimsDirective(Directive):
     def run(self):
         env = self.state.document.settings.env
         lines = mutations.page_header(env)
-        for s in read_chapters(env.srcdir):
+        sources = read_chapters(env.srcdir)
+        lines += large_margin_lines([(s, list(chapter_summary(env, s)[1].values())) for s in sources])
+        for s in sources:
             held, claims, run = chapter_summary(env, s)
             budget, _ = reader.budget_seconds(s)
             lines += [rst_text(s.title), "-" * (len(s.title) + 4), "",

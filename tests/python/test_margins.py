@@ -1,0 +1,37 @@
+"""A claim's margin is how many times over its measurement clears its bound, in the claim's own units; equalities and signs have none.
+
+litgrad_book.margins on the bound texts book::check writes.
+"""
+import math
+import unittest
+
+from litgrad_book import margins
+
+
+class Margins(unittest.TestCase):
+    def test_each_kind_of_bound(self):
+        self.assertEqual(margins.margin(0.1, "≤ 1"), 10)
+        self.assertEqual(margins.margin(0.25, "< 0.01"), 0.04)  # outside: the claim fails
+        self.assertAlmostEqual(margins.margin(234, "> 4"), 58.5)
+        self.assertAlmostEqual(margins.margin(0.8739, "within 0.058 of 0.875"), 0.058 / 0.0011, places=6)
+        self.assertEqual(margins.margin(1.0, "between -4 and 4"), 4)
+        self.assertTrue(math.isinf(margins.margin(0.0, "≤ 9.059e-14")))
+
+    def test_equalities_and_signs_have_no_margin(self):
+        for value, bound in [(0.0, "= 0"), (3.0, "= 3"), (0.0005, "≥ 0"), (2.0, "> 0"), (-1.0, "≤ -1")]:
+            self.assertIsNone(margins.margin(value, bound), bound)
+        self.assertEqual(margins.text(0.0, "= 0"), "")
+
+    def test_a_text_book_check_does_not_write_is_refused(self):
+        with self.assertRaisesRegex(ValueError, "not a bound book::check writes"):
+            margins.parse("about 3")
+
+    def test_large_margins_are_listed_by_claim(self):
+        claims = [{"name": "tight", "measured": [{"name": "gap", "value": 3.0, "bound": "> 2"}]},
+                  {"name": "loose", "measured": [{"name": "lead", "value": 400.0, "bound": "> 4"},
+                                                 {"name": "count", "value": 0, "bound": "= 0"}]}]
+        self.assertEqual(margins.large(claims), [("loose", "lead", 400.0, "> 4", 100.0)])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,84 @@
+"""How far each measured number sits from the bound its claim holds it to, in the claim's own
+units: a claim's margin.
+
+A chapter holds a number to a bound with ``book::check`` (lib/litgrad/book/chapter.hpp), which
+writes the bound into ``claims.json`` as text: ``≤ 1``, ``< 0.01``, ``> 4``, ``≥ 0``, ``= 0``,
+``within 0.058 of 0.875``, ``between -4 and 4``. The margin is how many times over the number
+clears its bound:
+
+* ``≤ b``, ``< b`` with b > 0: b over the number (a rounding error of 0.1 of its bound: 10);
+* ``≥ b``, ``> b`` with b > 0: the number over b (a lead of 234 standard errors against 4: 58.5);
+* ``within t of c``: t over the number's distance from c;
+* ``between lo and hi``: half the interval's width over the number's distance from its middle;
+
+infinite where the number sits exactly on the bound's best value (an error of exactly 0).
+Equalities (``= v``), and bounds at 0 on one side (``≥ 0``, ``> 0``: a sign), have none: they
+are the claim, not a threshold on it. A margin of more than ``LARGE`` says the claim checks
+much less than its measurement could (a claim "below 1%" that measures 0.001%): the Claims
+page lists those.
+"""
+import math
+import re
+
+LARGE = 50  # times the threshold: a claim this far inside its bound could say more
+
+_ONE_SIDED = re.compile(r"^(≤|<|≥|>|=) (\S+)$")
+_WITHIN = re.compile(r"^within (\S+) of (\S+)$")
+_BETWEEN = re.compile(r"^between (\S+) and (\S+)$")
+
+
+def parse(bound):
+    """(relation, a, b) of a bound's text: ("≤", b, None), ("within", centre, tolerance),
+    ("between", low, high). ValueError for a text none of book::check's bounds writes."""
+    m = _ONE_SIDED.match(bound)
+    if m:
+        return m.group(1), float(m.group(2)), None
+    m = _WITHIN.match(bound)
+    if m:
+        return "within", float(m.group(2)), float(m.group(1))
+    m = _BETWEEN.match(bound)
+    if m:
+        return "between", float(m.group(1)), float(m.group(2))
+    raise ValueError(f"not a bound book::check writes: {bound!r}")
+
+
+def margin(value, bound):
+    """How many times over ``value`` clears ``bound`` (the text), or None for an equality or a
+    sign, which have no margin."""
+    relation, a, b = parse(bound)
+    if relation in ("≤", "<"):
+        if a <= 0:
+            return None
+        return a / value if value > 0 else math.inf
+    if relation in ("≥", ">"):
+        return value / a if a > 0 else None
+    if relation == "within":
+        off = abs(value - a)
+        return b / off if off > 0 else math.inf
+    if relation == "between":
+        off = abs(value - (a + b) / 2)
+        return (b - a) / 2 / off if off > 0 else math.inf
+    return None  # "=": the claim itself
+
+
+def text(value, bound):
+    """The margin as the pages show it: "×58 inside its bound", "exactly on its best value", or
+    "" where there is none."""
+    g = margin(value, bound) if bound else None
+    if g is None:
+        return ""
+    if math.isinf(g):
+        return "margin: exactly at its bound's best value"
+    return f"margin: {g:.3g}× inside its bound"
+
+
+def large(claims):
+    """The measured numbers of ``claims`` (a chapter's claims.json, as read) whose margin is
+    more than LARGE: (claim name, measured name, value, bound, margin) each."""
+    found = []
+    for c in claims:
+        for m in c.get("measured", []):
+            g = margin(m["value"], m["bound"]) if m.get("bound") else None
+            if g is not None and g > LARGE:
+                found.append((c["name"], m["name"], m["value"], m["bound"], g))
+    return found
