@@ -1,14 +1,22 @@
 #!/usr/bin/python3
-"""Every page of the built book at every width a reader's screen has, from a phone's 390 px to
-1920: the page never scrolls sideways, no code or output block is wider than its column (which
+"""Every page of the built book at every width a reader's screen has, from a phone's 390 px up:
+the page never scrolls sideways, no code or output block is wider than its column (which
 would scroll it, and hide its last characters until scrolled), and from 832 px up no block
-shown with line numbers (a chapter's code, 88 characters a line) has a line wrapped. Each page is loaded once
-and the viewport resized through the widths: every 64 px, the widths of common screens, and
-both sides of each width where the book's stylesheet (docs/_static/litgrad.css) or furo's
-changes the layout. A finding names the page, the width and what overflows.
+shown with line numbers (a chapter's code, 88 characters a line) has a line wrapped.
+
+Between two of the widths where the book's stylesheet (docs/_static/litgrad.css) or furo's
+changes the layout, a wider window never makes a column narrower (each column is a fixed
+width, or a share of the window), and the blocks, fonts and figures do not depend on the
+window: whatever overflows at some width overflows at the narrowest width of its layout too.
+So each layout is checked at its narrowest: 390 px, and each edge (40em, 52em, 63em, 72em,
+82em at 16 px to the em) and the pixel after it, for the rules that start at the edge and
+those that start after it. ``--step PX`` checks every PX pixels from 390 to 1920 as well, with
+the widths of common screens, to confirm it (--step 64 found the same as the edges alone on
+the book and on a book whose blocks did not wrap; --step 16 takes about 8 s a page). Each page
+is loaded once and the viewport resized through the widths. A finding names the page, the
+width and what overflows.
 
 usage: /usr/bin/python3 tests/browser/check_widths.py HTML_DIR [PAGE] [--step PX]
-       (ctest runs it on every page; --step 16 checks 107 widths, about 8 s a page)
 """
 import glob
 import os
@@ -19,16 +27,20 @@ from selenium.common.exceptions import WebDriverException
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_book import browser, resize, serve, wait_for_mathjax  # noqa: E402
 
-# Phones, tablets and laptops (1280; 1366, 1440, 1536 among the widths from 1313 to 1599 where
-# furo shows both side columns at full width), and both sides of each layout's edge: 40em, 52em,
-# 63em, 72em and 82em, at 16 px to the em.
+# The narrowest width of each layout: a phone's, and both sides of each layout's edge.
+NARROWEST = [390] + [w + d for w in (640, 832, 1008, 1152, 1312) for d in (0, 1)]
+# With --step: phones, tablets and laptops (1280; 1366, 1440, 1536 among the widths from 1313
+# to 1599 where furo shows both side columns at full width), and the pixel before each edge.
 COMMON = [390, 412, 768, 1024, 1280, 1366, 1440, 1536, 1599, 1600, 1920]
-EDGES = [w + d for w in (640, 832, 1008, 1152, 1312) for d in (-1, 0, 1)]
+BEFORE_EDGES = [w - 1 for w in (640, 832, 1008, 1152, 1312)]
 HEIGHT = 900
 
 
-def widths(step):
-    return sorted(set(COMMON) | set(EDGES) | set(range(390, 1921, step)))
+def widths(step=None):
+    if step is None:
+        return sorted(NARROWEST)
+    return sorted(set(NARROWEST) | set(COMMON) | set(BEFORE_EDGES) | set(range(390, 1921, step)))
+
 
 MEASURE = """
 const page = document.documentElement;
@@ -80,7 +92,7 @@ def pages(folder):
             yield rel
 
 
-def problems(folder, only=None, step=64):
+def problems(folder, only=None, step=None):
     server = serve(folder)
     base = f"http://127.0.0.1:{server.server_address[1]}"
     sizes = widths(step)
@@ -107,7 +119,7 @@ def problems(folder, only=None, step=64):
 
 def main():
     args = sys.argv[1:]
-    step = 64
+    step = None
     if "--step" in args:
         i = args.index("--step")
         step = int(args[i + 1])
