@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <type_traits>
+#include <vector>
 
 #include <litgrad/litgrad.hpp>
 
@@ -152,4 +154,46 @@ TEST_CASE("reading the gradient of a tensor that is not a leaf says why it has n
   CHECK_THROWS_WITH_AS(b.grad(), doctest::Contains("grad: this tensor was made by mul, so it is not a leaf"),
                        AutogradError);
   CHECK(a.grad().defined());
+}
+
+// Assigning to a temporary is refused at compile time: `a.grad() = Tensor()` (torch's
+// `a.grad = None` as a torch user first writes it) would rebind a copy of the handle and leave
+// the gradient accumulating; a named tensor is assigned as before.
+static_assert(!std::is_assignable_v<Tensor, const Tensor&> && !std::is_assignable_v<Tensor, Tensor>);
+static_assert(std::is_assignable_v<Tensor&, const Tensor&> && std::is_assignable_v<Tensor&, Tensor>);
+
+TEST_CASE(
+    "set_grad(Tensor()) clears a gradient as torch's x.grad = None: the next backward gives the bits of a first one, "
+    "and an optimiser skips the parameter until then") {
+  Tensor a = tensor({0.5, -1.5, 2.0}).requires_grad_();
+  const auto loss = [&] { return sum(a * a * a); };
+  loss().backward();
+  const Tensor first = a.grad().clone();
+  loss().backward();
+  CHECK(!test::identical(a.grad(), first));  // accumulated: twice the first
+  a.set_grad(Tensor());
+  CHECK(!a.grad().defined());
+  optim::SGD sgd({a}, {0.1});
+  const Tensor before = a.detach().clone();
+  sgd.step();
+  CHECK(test::identical(a.detach(), before));
+  loss().backward();
+  CHECK(test::identical(a.grad(), first));
+}
+
+TEST_CASE("set_grad(g) keeps a copy of g, which backward then adds to, and refuses a g of another shape or dtype") {
+  Tensor a = tensor({1.0, 2.0}).requires_grad_();
+  Tensor g = tensor({10.0, 20.0});
+  a.set_grad(g);
+  g.fill_(0.0);
+  CHECK(a.grad().to_vector() == std::vector<double>{10.0, 20.0});
+  sum(a * 3.0).backward();
+  CHECK(a.grad().to_vector() == std::vector<double>{13.0, 23.0});
+  CHECK(g.to_vector() == std::vector<double>{0.0, 0.0});
+  CHECK_THROWS_WITH_AS(a.set_grad(zeros({3})),
+                       "set_grad: the gradient is Float64 of shape [3], and this tensor is Float64 of shape [2]",
+                       ShapeError);
+  CHECK_THROWS_WITH_AS(a.set_grad(to(zeros({2}), DType::Int64)), doctest::Contains("the gradient is Int64"),
+                       ShapeError);
+  CHECK_THROWS_WITH_AS((a * 2.0).set_grad(Tensor()), doctest::Contains("so it is not a leaf"), AutogradError);
 }

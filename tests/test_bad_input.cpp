@@ -350,6 +350,30 @@ std::vector<BadInput> bad_inputs() {
            bad.insert(key, key == "state.0.exp_avg" ? zeros({2}) : value);
          opt.load_state_dict(bad);
        }},
+      {"an Adam state whose step is not a whole number", Kind::Value,
+       "Adam.load_state_dict: 'state.0.step' is 2.5; a count of steps must be a whole number of at least 1",
+       [&] {
+         Tensor p = ones({3}).requires_grad_();
+         optim::Adam opt({p});
+         sum(p * p).backward();
+         opt.step();
+         StateDict bad;
+         for (const auto& [key, value] : opt.state_dict())
+           bad.insert(key, key == "state.0.step" ? scalar_tensor(2.5) : value);
+         opt.load_state_dict(bad);
+       }},
+      {"an AdamW state whose step is 0", Kind::Value,
+       "AdamW.load_state_dict: 'state.0.step' is 0; a count of steps must be a whole number of at least 1",
+       [&] {
+         Tensor p = ones({3}).requires_grad_();
+         optim::AdamW opt({p});
+         sum(p * p).backward();
+         opt.step();
+         StateDict bad;
+         for (const auto& [key, value] : opt.state_dict())
+           bad.insert(key, key == "state.0.step" ? scalar_tensor(0) : value);
+         opt.load_state_dict(bad);
+       }},
       {"an optimiser's state_dict for more parameters than it has", Kind::Value,
        "SGD.load_state_dict: param group 0 holds 2 parameters in the state_dict and 1 here",
        [&] {
@@ -496,6 +520,41 @@ std::vector<BadInput> bad_inputs() {
        [&] {
          Tensor w = zeros({2}).requires_grad_();
          w.copy_(ones({2}));
+       }},
+      {"index_put_ of values that do not broadcast to the selection", Kind::Shape,
+       "index_put_: the values' shape [3] does not broadcast to [2]",
+       [&] {
+         Tensor w = zeros({2, 2});
+         w.index_put_({indexing::Slice(), 0}, ones({3}));
+       }},
+      {"index_put_ at a position out of range", Kind::Index, "index_put_: select: index 2 is out of range",
+       [&] {
+         Tensor w = zeros({2, 2});
+         w.index_put_({2}, 1.0);
+       }},
+      {"index_put_ into a parameter while gradients are recorded", Kind::Autograd,
+       "index_put_: this tensor of shape [2] is a leaf that requires grad, and gradients are being recorded; in-place "
+       "changes are not recorded, so write parameters inside a NoGradGuard, and use the out-of-place form (where or "
+       "masked_fill) inside a graph",
+       [&] {
+         Tensor w = zeros({2}).requires_grad_();
+         w.index_put_({0}, 1.0);
+       }},
+      {"index_fill_ with an index out of range", Kind::Index, "index_fill_: index_select: index 5 is out of range",
+       [&] {
+         Tensor w = zeros({3, 2});
+         w.index_fill_(0, tensor({5}, {1}, DType::Int64), 1.0);
+       }},
+      {"scatter_ with an index out of range", Kind::Index, "scatter_: gather: index 7 is out of range for dimension 1",
+       [&] {
+         Tensor w = zeros({2, 4});
+         w.scatter_(1, tensor({7}, {1, 1}, DType::Int64), 1.0);
+       }},
+      {"scatter_ from a source smaller than the index", Kind::Shape,
+       "scatter_: the index, of shape [2,1], is larger than the source, of shape [1,1], in dimension 0",
+       [&] {
+         Tensor w = zeros({2, 4});
+         w.scatter_(1, tensor({0, 1}, {2, 1}, DType::Int64), ones({1, 1}));
        }},
       {"an empty randint range", Kind::Value, "randint: empty range [3, 3)", [&] { randint(3, 3, {1}); }},
       {"arange with step 0", Kind::Value, "arange: cannot step from", [&] { arange(0, 1, 0); }},
@@ -664,7 +723,7 @@ std::vector<BadInput> bad_inputs() {
       {"loading a tokenizer that is not there", Kind::Value, "BPETokenizer::load: cannot read /no/such/file.bpe",
        [&] { BPETokenizer().load("/no/such/file.bpe"); }},
       {"loading a model's state as a tokenizer", Kind::Value,
-       "is not a litgrad bpe file (its first line should be 'litgrad bpe 1')",
+       "is not a litgrad bpe file (its first line should be 'litgrad bpe 2')",
        [&] {
          const std::string path =
              std::filesystem::temp_directory_path() / ("litgrad-bad-" + std::to_string(::getpid()) + ".state");

@@ -282,7 +282,24 @@ TEST_CASE(
   };
   attempt("", "is not a litgrad bpe file");
   attempt("litgrad state_dict 1\n", "is not a litgrad bpe file");
-  attempt("litgrad bpe 2\nmerges 0\nend\n", "has format version '2'; this litgrad reads version 1");
+  attempt("litgrad bpe 3\nmerges 0\nend\n", "has format version '3'; this litgrad reads versions 1 and 2");
+  attempt("litgrad bpe 2\nmerges 0\nend\n", "after 0 merges the line should be 'checksum' and 16 hexadecimal digits");
+  attempt("litgrad bpe 2\nmerges 0\n", "is truncated: it ends before its checksum line");
+  {  // one id of the first merge changed to another valid one: only the checksum can tell
+    const std::size_t first = text.find('\n', text.find('\n') + 1) + 1, space = text.find(' ', first);
+    const auto [left, right] = good.merges()[0];
+    std::int64_t other = 32;
+    while (other == right || std::count(good.merges().begin(), good.merges().end(), std::pair{left, other}) > 0)
+      ++other;
+    const std::string changed = text.substr(0, space + 1) + std::to_string(other) + text.substr(text.find('\n', first));
+    attempt(changed, "the checksum is '");
+    attempt(changed, ": the file was changed or damaged");
+  }
+  {
+    std::string renamed = text;
+    renamed.replace(renamed.find("checksum "), 9, "checksun ");
+    attempt(renamed, "the line should be 'checksum' and 16 hexadecimal digits, got 'checksun ");
+  }
   attempt("litgrad bpe 1\n", "is truncated: it ends after its first line");
   attempt("litgrad bpe 1\nmerges x\nend\n", "the second line should be 'merges N', got 'merges x'");
   attempt("litgrad bpe 1\nmerges -1\nend\n", "the second line should be 'merges N'");
@@ -302,6 +319,18 @@ TEST_CASE(
                        ValueError);
   std::filesystem::remove(path);
   std::filesystem::remove(bad);
+}
+
+TEST_CASE("the file format's example in bpe.hpp, checksum and all, loads as the two merges it lists") {
+  const std::string path = temporary("example.bpe");
+  std::ofstream(path, std::ios::binary)
+      << "litgrad bpe 2\nmerges 2\n104 101\n256 108\nchecksum ea748a497c677633\nend\n";
+  BPETokenizer t;
+  t.load(path);
+  CHECK(t.merges() == std::vector<std::pair<std::int64_t, std::int64_t>>{{104, 101}, {256, 108}});
+  CHECK(t.decode(t.encode("hello")) == "hello");
+  CHECK(t.encode("hel").size() == 1);
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("train_once keeps a tokenizer as it keeps a module: trained by the first call, loaded by the next") {

@@ -12,7 +12,7 @@
 // Those are compared with Python torch in test_multihead_attention_vs_python.cpp.
 
 #include <doctest/doctest.h>
-#include <torch/torch.h>
+#include <torch/torch.h>  // whose glog defines a CHECK that aborts: doctest's is DOCTEST_CHECK here
 
 #include <litgrad/litgrad.hpp>
 
@@ -29,7 +29,7 @@ torch::Tensor to_torch(const lg::Tensor& t) {
 // The largest |a - b| / max(1, |b|), with NaN in the same places counted as equal.
 double relative_error(const lg::Tensor& a, const torch::Tensor& b_in) {
   const torch::Tensor b = b_in.contiguous().to(torch::kDouble);
-  REQUIRE(a.numel() == b.numel());
+  DOCTEST_REQUIRE(a.numel() == b.numel());
   const double* bv = b.data_ptr<double>();
   double worst = 0;
   for (std::int64_t i = 0; i < a.numel(); ++i) {
@@ -69,20 +69,20 @@ TEST_CASE(
   for (int trial = 0; trial < 60; ++trial) {
     const Config c = draw(g);
     const std::int64_t E = c.H * c.head_dim;
-    CAPTURE(trial);
-    CAPTURE(c.L);
-    CAPTURE(c.S);
-    CAPTURE(c.N);
-    CAPTURE(c.H);
-    CAPTURE(E);
-    CAPTURE(c.kvdim);
-    CAPTURE(c.bias);
-    CAPTURE(c.add_bias_kv);
-    CAPTURE(c.add_zero_attn);
-    CAPTURE(c.average);
-    CAPTURE(c.float_mask);
-    CAPTURE(c.padding_mask);
-    CAPTURE(c.self_attention);
+    DOCTEST_CAPTURE(trial);
+    DOCTEST_CAPTURE(c.L);
+    DOCTEST_CAPTURE(c.S);
+    DOCTEST_CAPTURE(c.N);
+    DOCTEST_CAPTURE(c.H);
+    DOCTEST_CAPTURE(E);
+    DOCTEST_CAPTURE(c.kvdim);
+    DOCTEST_CAPTURE(c.bias);
+    DOCTEST_CAPTURE(c.add_bias_kv);
+    DOCTEST_CAPTURE(c.add_zero_attn);
+    DOCTEST_CAPTURE(c.average);
+    DOCTEST_CAPTURE(c.float_mask);
+    DOCTEST_CAPTURE(c.padding_mask);
+    DOCTEST_CAPTURE(c.self_attention);
 
     lg::nn::MultiheadAttentionOptions o;
     o.bias = c.bias, o.add_bias_kv = c.add_bias_kv, o.add_zero_attn = c.add_zero_attn, o.kdim = c.kvdim,
@@ -101,12 +101,12 @@ TEST_CASE(
     {
       torch::NoGradGuard no_grad;
       for (auto& [name, p] : ours.named_parameters()) {
-        CAPTURE(name);
-        REQUIRE(their_params.contains(name));
+        DOCTEST_CAPTURE(name);
+        DOCTEST_REQUIRE(their_params.contains(name));
         their_params[name].copy_(to_torch(p).reshape(their_params[name].sizes()));
       }
     }
-    CHECK(their_params.size() == ours.named_parameters().size());
+    DOCTEST_CHECK(their_params.size() == ours.named_parameters().size());
 
     // Inputs: sequence first [L, N, E]; a float mask with a few -inf (never a whole row) and a
     // padding mask that always leaves key 0 visible.
@@ -138,16 +138,16 @@ TEST_CASE(
                                       mask.defined() ? to_torch(mask) : torch::Tensor(), c.average);
     ((tout * to_torch(out_weights)).sum() + (tw * to_torch(w_weights)).sum()).backward();
 
-    CHECK(relative_error(out, tout) <= 1e-10);
-    CHECK(relative_error(w, tw) <= 1e-10);
-    CHECK(relative_error(query.grad(), tq.grad()) <= 1e-10);
+    DOCTEST_CHECK(relative_error(out, tout) <= 1e-10);
+    DOCTEST_CHECK(relative_error(w, tw) <= 1e-10);
+    DOCTEST_CHECK(relative_error(query.grad(), tq.grad()) <= 1e-10);
     if (!c.self_attention) {
-      CHECK(relative_error(key.grad(), tk.grad()) <= 1e-10);
-      CHECK(relative_error(value.grad(), tv.grad()) <= 1e-10);
+      DOCTEST_CHECK(relative_error(key.grad(), tk.grad()) <= 1e-10);
+      DOCTEST_CHECK(relative_error(value.grad(), tv.grad()) <= 1e-10);
     }
     for (auto& [name, p] : ours.named_parameters()) {
-      CAPTURE(name);
-      CHECK(relative_error(p.grad(), their_params[name].grad()) <= 1e-10);
+      DOCTEST_CAPTURE(name);
+      DOCTEST_CHECK(relative_error(p.grad(), their_params[name].grad()) <= 1e-10);
     }
   }
 }

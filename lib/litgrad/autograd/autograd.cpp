@@ -109,6 +109,9 @@ void check_versions(const Node& node, const TensorImpl& t) {
     if (in.impl().storage->version != node.input_versions[i])
       changed(detail::message("input ", i), in.shape(), node.input_versions[i], in.impl().storage->version);
   }
+  for (const Node::Kept& read : node.reads)
+    if (read.tensor.impl().storage->version != read.version)
+      changed(read.what, read.tensor.shape(), read.version, read.tensor.impl().storage->version);
 }
 
 // Calls t's hooks on its whole gradient g, each possibly replacing it.

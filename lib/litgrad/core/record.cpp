@@ -50,21 +50,25 @@ bool records(const std::vector<Tensor>& inputs) {
 }
 
 Tensor make_node(const char* op, const Tensor& value, Node::InputList inputs, BackwardFn backward,
-                 GraphBackwardFn graph_backward, Saved saved) {
+                 GraphBackwardFn graph_backward, Saved saved, Reads reads) {
   Tensor out = share_storage(value, value.shape());
   out.impl().requires_grad = true;
-  out.impl().grad_fn = kernels::make_shared<Node>(op, std::move(inputs), std::move(backward), std::move(graph_backward),
-                                                  saved, value.impl().storage->version);
+  auto node = kernels::make_shared<Node>(op, std::move(inputs), std::move(backward), std::move(graph_backward), saved,
+                                         value.impl().storage->version);
+  node->reads.reserve(reads.size());
+  for (const Read& r : reads) node->reads.push_back({r.what, r.tensor, r.tensor.impl().storage->version});
+  out.impl().grad_fn = std::move(node);
   return out;
 }
 
-void note_in_place(const char* op, const Tensor& t) {
+void note_in_place(const char* op, const Tensor& t, const char* instead) {
   if (grad_enabled && t.requires_grad())
     throw AutogradError(op, ": this tensor of shape ", t.shape(),
                         (t.is_leaf() ? " is a leaf that requires grad" : " was made by " + t.grad_fn()),
                         ", and gradients are being recorded; in-place changes are not recorded, so write parameters "
                         "inside a NoGradGuard, and use the out-of-place form (",
-                        std::string(op).substr(0, std::string(op).size() - 1), ") inside a graph");
+                        instead ? std::string(instead) : std::string(op).substr(0, std::string(op).size() - 1),
+                        ") inside a graph");
   ++t.impl().storage->version;
 }
 

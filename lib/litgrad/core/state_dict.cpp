@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "litgrad/base/checksum.hpp"
 #include "litgrad/base/error.hpp"
 
 namespace litgrad {
@@ -111,23 +112,8 @@ namespace {
 constexpr const char* kMagic = "litgrad state_dict";
 constexpr int kVersion = 2;
 
-// FNV-1a, 64 bits: each byte is xored into the state, which is then multiplied by an odd
-// prime modulo 2^64. Both steps are one-to-one, so files that differ in a single byte hash
-// differently.
-std::uint64_t fnv1a(std::string_view bytes) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
-
-std::string hex16(std::uint64_t x) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(x));
-  return text;
-}
+using detail::fnv1a;
+using detail::hex16;
 
 std::optional<DType> dtype_named(std::string_view name) {
   if (name == "Float64") return DType::Float64;

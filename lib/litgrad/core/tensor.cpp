@@ -114,6 +114,16 @@ Tensor Tensor::grad() const {
   return impl().grad;
 }
 
+void Tensor::set_grad(const Tensor& g) {
+  grad();  // the same refusal for a tensor that keeps no gradient
+  if (g.defined() && (g.shape() != shape() || g.dtype() != dtype()))
+    throw ShapeError("set_grad: the gradient is ", g.dtype(), " of shape ", g.shape(), ", and this tensor is ", dtype(),
+                     " of shape ", shape());
+  // A copy, so that backward's accumulation never writes into the caller's tensor (torch's,
+  // finding g still held by the caller, adds out of place).
+  impl().grad = g.defined() ? g.detach().clone() : Tensor();
+}
+
 void Tensor::zero_grad() {
   auto& g = impl().grad;
   if (g.defined()) std::fill(g.data(), g.data() + g.numel(), 0.0);

@@ -67,6 +67,20 @@ class Tensor {
   /// \brief An undefined tensor: no shape, no data. `defined()` is false.
   Tensor() = default;
 
+  /// \brief Copying a Tensor copies the handle: both name the same elements, as in torch.
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;  ///< \brief The handle moved: the elements stay where they are.
+  /// \brief `a = b` makes the name `a` a handle to b's tensor (the elements are not copied).
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;  ///< \brief As above, the handle moved.
+  /// \brief Assigning to a temporary is a compile error: `a.grad() = Tensor()`, `x.index({0}) = y`
+  /// or `lin.parameter("weight") = w` would rebind a copy of the handle and change nothing.
+  /// Clear a gradient with `a.set_grad(Tensor())` (torch's `a.grad = None`) or zero it with
+  /// `a.zero_grad()`; write into a tensor with copy_(), index_put_(), index_fill_(), scatter_().
+  Tensor& operator=(const Tensor&) && = delete;
+  Tensor& operator=(Tensor&&) && = delete;
+  ~Tensor() = default;
+
   /// \brief True for every tensor except a default-constructed one (or an absent gradient).
   bool defined() const { return impl_ != nullptr; }
 
@@ -117,6 +131,12 @@ class Tensor {
   Tensor grad() const;
   /// \brief Sets the accumulated gradient to zeros (torch 1.13's `zero_grad()` default).
   void zero_grad();
+  /// \brief Replaces the accumulated gradient with a copy of \p g, as torch's `x.grad = g`; with an
+  /// undefined tensor, `set_grad(Tensor())`, it clears it, as `x.grad = None`: the next
+  /// backward() starts from nothing, and an optimiser skips this parameter until then.
+  /// \throws AutogradError for a tensor made by an operation that does not retain its gradient
+  ///   (as grad()); ShapeError when \p g is defined and its shape or dtype is not this tensor's.
+  void set_grad(const Tensor& g);
   /// \brief The name of the operation that made this tensor, e.g. `"matmul"`; empty for a leaf.
   std::string grad_fn() const;
   /// \brief Asks backward() to keep the gradient of this tensor, made by an operation, in
@@ -182,6 +202,21 @@ class Tensor {
   Tensor& masked_fill_(const Tensor& mask, double value);  ///< `value` where the Bool \p mask is true
   Tensor& fill_(double value);                             ///< every element \p value
   Tensor& zero_();                                         ///< every element 0
+  /// \brief Writes \p values (broadcast to the selection's shape, converted to this dtype) into
+  /// the elements `index(indices)` selects, as libtorch's `x.index_put_({Slice(), 0}, y)` and
+  /// Python's `x[:, 0] = y`. \throws IndexError or ShapeError, naming index_put_, for a
+  /// selection index() refuses or values that do not broadcast to it.
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& values);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, double value);  ///< one value everywhere
+  /// \brief \p value into every position along \p dim that the Int64 \p index lists, as torch's
+  /// `index_fill_` (`x.index_fill_(1, ids, 0)` zeroes those columns).
+  Tensor& index_fill_(std::int64_t dim, const Tensor& index, double value);
+  /// \brief Writes \p src's elements where the Int64 \p index says along \p dim, as torch's
+  /// `scatter_`: for a 2-D tensor and dim 0, `x[index[i][j]][j] = src[i][j]` (the block of src
+  /// of index's shape is used; where two index the same element, the later wins).
+  /// \throws IndexError for an index out of range; ShapeError for shapes torch refuses.
+  Tensor& scatter_(std::int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(std::int64_t dim, const Tensor& index, double value);  ///< \p value at every indexed position
   ///@}
 
   /// \name Copies

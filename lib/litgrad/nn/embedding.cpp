@@ -46,9 +46,15 @@ Tensor embedding(const Tensor& ids, const Tensor& weight, std::optional<std::int
         kernels::index_rows_backward(g.data(), 1, V, D, rows, gw.data(), /*skip=*/pad);
         return {gw};
       },
-      [rows, ids, V, D, pad](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
-        Tensor per_id = reshape(g, {static_cast<std::int64_t>(rows.size()), D});  // one row per id
-        if (pad >= 0) per_id = masked_fill(per_id, reshape(eq(ids, full({}, static_cast<double>(pad))), {-1, 1}), 0.0);
+      // From the ids as they were (rows), not the ids tensor, which may have changed since.
+      [rows, V, D, pad](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
+        const std::int64_t n = static_cast<std::int64_t>(rows.size());
+        Tensor per_id = reshape(g, {n, D});  // one row per id
+        if (pad >= 0) {
+          std::vector<double> padded(rows.size());
+          for (std::size_t i = 0; i < rows.size(); ++i) padded[i] = rows[i] == pad;
+          per_id = masked_fill(per_id, tensor(padded, {n, 1}, DType::Bool), 0.0);
+        }
         return {detail::index_add(per_id, {V, D}, 0, rows)};
       },
       detail::Saved::nothing());

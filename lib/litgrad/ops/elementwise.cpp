@@ -315,7 +315,7 @@ Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {
         return {a.requires_grad() ? detail::sum_to(where(c, g, zeros({})), a.shape()) : Tensor(),
                 b.requires_grad() ? detail::sum_to(where(c, zeros({}), g), b.shape()) : Tensor()};
       },
-      Saved::nothing());
+      Saved::nothing(), {{"the condition", c}});
 }
 
 // masked_fill is where() with the fill value as a 0-dimensional tensor, once the mask is known

@@ -102,7 +102,7 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
       [in, d, index](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
         return {detail::scatter_add(g, in, d, index)};
       },
-      detail::Saved::nothing());
+      detail::Saved::nothing(), {{"the index", index}});
 }
 
 // tensors: [..., n_t, ...] equal elsewhere; result: [..., sum n_t, ...].
@@ -268,7 +268,7 @@ Tensor scatter_add(const Tensor& g, const Shape& shape, std::int64_t dim, const 
       [dim, index](const Tensor& gy, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
         return {gather(gy, dim, index)};
       },
-      Saved::nothing());
+      Saved::nothing(), {{"the index", index}});
 }
 
 // g: [outer, rows.size(), inner] around dim; result: `shape`.

@@ -76,21 +76,44 @@ MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim) {
   Tensor values = detail::uninitialized_tensor(out), indices = detail::uninitialized_tensor(out, DType::Int64);
   kernels::max_along(x.data(), outer, n, inner, values.data(), indices.data());
   const Shape in = x.shape();
-  Tensor v = detail::record(
-      op::max, values, {x},
-      [in, indices, outer, n, inner](const Tensor& g) -> std::vector<Tensor> {
-        Tensor gx = detail::uninitialized_tensor(in);  // the gradient goes to the position that won
-        kernels::max_along_backward(g.data(), indices.data(), outer, n, inner, gx.data());
-        return {gx};
-      },
-      nullptr, detail::Saved::nothing());
+  Tensor v = detail::record(op::max, values, {x},
+                            [in, indices, outer, n, inner](const Tensor& g) -> std::vector<Tensor> {
+                              // The gradient goes to the position that won.
+                              Tensor gx = detail::uninitialized_tensor(in);
+                              kernels::max_along_backward(g.data(), indices.data(), outer, n, inner, gx.data());
+                              return {gx};
+                            },
+                            nullptr, detail::Saved::nothing(), {{"the indices it returned", indices}});
   return {v, indices};
 }
 
-Tensor max(const Tensor& x) {
+namespace {
+// The largest element of x, 0-dimensional; its gradient is shared evenly among the elements
+// equal to it (among the NaNs, when one wins), as torch's max() shares it, where max along a
+// dimension gives it all to the first.
+Tensor largest(const Tensor& x) {
   if (x.numel() == 0) throw ValueError("max: cannot reduce an empty tensor of shape ", x.shape());
-  return max(reshape(x, {-1}), 0).values;
+  const double* v = x.data();
+  double top = v[0];
+  for (std::int64_t i = 1; i < x.numel() && !std::isnan(top); ++i)
+    if (std::isnan(v[i]) || v[i] > top) top = v[i];
+  std::vector<std::int64_t> ties;
+  for (std::int64_t i = 0; i < x.numel(); ++i)
+    if (v[i] == top || (std::isnan(top) && std::isnan(v[i]))) ties.push_back(i);
+  const Shape in = x.shape();
+  return detail::record(
+      op::max, full({}, top), {x},
+      [in, ties](const Tensor& g) -> std::vector<Tensor> {
+        Tensor gx = zeros(in);
+        const double share = g.item() / static_cast<double>(ties.size());
+        for (std::int64_t i : ties) gx.data()[i] = share;
+        return {gx};
+      },
+      nullptr, detail::Saved::nothing());
 }
+}  // namespace
+
+Tensor max(const Tensor& x) { return largest(x); }
 
 // min along a dimension is max of the negation: the same first position, a NaN still wins, and
 // the gradient, negated twice, reaches the smallest element unchanged.
@@ -102,6 +125,7 @@ MaxResult min(const Tensor& x, std::int64_t dim, bool keepdim) {
   return {neg(m.values), m.indices};
 }
 
+// min of the negation, as min along a dimension: the ties share the gradient as in max().
 Tensor min(const Tensor& x) {
   if (x.numel() == 0) throw ValueError("min: cannot reduce an empty tensor of shape ", x.shape());
   return neg(max(neg(x)));
@@ -139,8 +163,15 @@ Tensor var(const Tensor& x, const std::vector<std::int64_t>& dims, std::int64_t 
   return squares / (n - static_cast<double>(correction));
 }
 
+// std = sqrt(var), with torch's gradient 0 where var = 0 (a constant row), where sqrt's own,
+// g / (2 sqrt var), is g / 0 and makes 0 · inf = NaN of every deviation's gradient. The square
+// root is taken of 1 there instead and its result replaced by the 0 it is: the value and the
+// gradient elsewhere are sqrt's to the bit, and a NaN or inf variance (too few elements for
+// the correction) stays NaN or inf, as torch's.
 Tensor std(const Tensor& x, const std::vector<std::int64_t>& dims, std::int64_t correction, bool keepdim) {
-  return sqrt(var(x, dims, correction, keepdim));
+  const Tensor v = var(x, dims, correction, keepdim);
+  const Tensor spread = ne(v, scalar_tensor(0));
+  return where(spread, sqrt(where(spread, v, ones_like(v))), zeros_like(v));
 }
 
 // x: any shape; result: as sum(x, dims, keepdim). Forward y = (sum |x|^p)^(1/p) (max |x| for

@@ -39,12 +39,15 @@ struct MaxResult {
 /// anywhere along the dimension wins, as torch (a NaN is never hidden). The gradient goes to
 /// the returned position. \throws ValueError for an empty dimension.
 MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim = false);
-/// \brief The largest element of the whole tensor, as a 0-dimensional tensor.
+/// \brief The largest element of the whole tensor, as a 0-dimensional tensor. Where several
+/// elements tie for it, the gradient is shared evenly among them, as torch's `max()` shares it
+/// (max along a dimension gives it to the one position it returns).
 Tensor max(const Tensor& x);
 /// \brief The smallest element along \p dim and its position (the first if tied), shapes as
 /// max(); a NaN wins, as in max(). The gradient goes to the returned position.
 MaxResult min(const Tensor& x, std::int64_t dim, bool keepdim = false);
-/// \brief The smallest element of the whole tensor, as a 0-dimensional tensor.
+/// \brief The smallest element of the whole tensor, as a 0-dimensional tensor; ties share the
+/// gradient evenly, as in max().
 Tensor min(const Tensor& x);
 /// \brief The position of the largest element along \p dim (the first if tied), Int64.
 Tensor argmax(const Tensor& x, std::int64_t dim, bool keepdim = false);
@@ -63,9 +66,10 @@ Tensor argmin(const Tensor& x);
 /// correction` the result is NaN or inf, as torch's.
 Tensor var(const Tensor& x, const std::vector<std::int64_t>& dims = {}, std::int64_t correction = 1,
            bool keepdim = false);
-/// \brief `sqrt(var(x, dims, correction, keepdim))`, the standard deviation, as `torch.std`.
-/// Call it `litgrad::std(x)`: after `using namespace litgrad`, a plain `std(x)` is ambiguous
-/// with the namespace std.
+/// \brief `sqrt(var(x, dims, correction, keepdim))`, the standard deviation, as `torch.std`,
+/// whose gradient is 0, as torch's, where the variance is 0 (a constant row: the square root's
+/// own derivative would be infinite there, and every gradient NaN). Call it `litgrad::std(x)`:
+/// after `using namespace litgrad`, a plain `std(x)` is ambiguous with the namespace std.
 Tensor std(const Tensor& x, const std::vector<std::int64_t>& dims = {}, std::int64_t correction = 1,
            bool keepdim = false);
 /// \brief The p-norm over the listed dimensions (all of them when \p dims is empty),

@@ -11,6 +11,7 @@
 #include "litgrad/core/tensor.hpp"
 #include "litgrad/kernels/copy.hpp"
 #include "litgrad/kernels/elementwise.hpp"
+#include "litgrad/ops/indexing.hpp"
 #include "litgrad/ops/registry.hpp"
 #include "litgrad/ops/reshaping.hpp"
 
@@ -48,7 +49,90 @@ Tensor& combine_in_place(const char* op, Tensor& self, const Tensor& other, F f)
   return self;
 }
 
+// Refuses, as copy_ does, to write a source that requires grad while gradients are recorded.
+void require_no_grad_source(const char* op, const Tensor& src) {
+  if (is_grad_enabled() && src.requires_grad())
+    throw AutogradError(op, ": the source requires grad and gradients are being recorded; ", op,
+                        " is not recorded, so write inside a NoGradGuard");
+}
+
+// Every element's own offset in t's storage, as a Float64 tensor of t's shape (exact: a
+// double holds every integer below 2^53). A selection of it, made by the library's own
+// operations, says which elements of t the same selection picks, so that writing through a
+// selection follows reading through it exactly.
+Tensor offsets(const Tensor& t) {
+  std::vector<double> own(static_cast<std::size_t>(t.numel()));
+  for (std::size_t i = 0; i < own.size(); ++i) own[i] = static_cast<double>(i);
+  return tensor(std::move(own), t.shape());
+}
+
+// The offsets `select` picks from t's, its errors named as op's.
+template <class Select>
+Tensor picked(const char* op, const Tensor& t, Select select) {
+  NoGradGuard no_grad;
+  try {
+    return select(offsets(t));
+  } catch (const IndexError& e) {
+    throw IndexError(op, ": ", e.what());
+  } catch (const ShapeError& e) {
+    throw ShapeError(op, ": ", e.what());
+  } catch (const ValueError& e) {
+    throw ValueError(op, ": ", e.what());
+  }
+}
+
+// t's elements at the offsets `at` take `values`, broadcast to at's shape and converted to t's
+// dtype; a later duplicate offset wins.
+Tensor& write_at(const char* op, Tensor& t, const Tensor& at, const Tensor& values) {
+  require_broadcast_to(op, values, at, "the values'");
+  const Tensor v = litgrad::to(litgrad::expand(values, at.shape()), t.dtype());
+  detail::note_in_place(op, t, "where or masked_fill");
+  double* out = t.data();
+  for (std::int64_t i = 0; i < at.numel(); ++i) out[static_cast<std::int64_t>(at.data()[i])] = v.data()[i];
+  return t;
+}
+
 }  // namespace
+
+Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& values) {
+  require_no_grad_source("index_put_", values);
+  return write_at("index_put_", *this, picked("index_put_", *this, [&](const Tensor& o) { return o.index(indices); }),
+                  values);
+}
+
+Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, double value) {
+  return index_put_(indices, scalar_tensor(value));
+}
+
+Tensor& Tensor::index_fill_(std::int64_t dim, const Tensor& index, double value) {
+  return write_at("index_fill_", *this,
+                  picked("index_fill_", *this, [&](const Tensor& o) { return litgrad::index_select(o, dim, index); }),
+                  scalar_tensor(value));
+}
+
+Tensor& Tensor::scatter_(std::int64_t dim, const Tensor& index, const Tensor& src) {
+  require_no_grad_source("scatter_", src);
+  const Tensor at = picked("scatter_", *this, [&](const Tensor& o) { return litgrad::gather(o, dim, index); });
+  // src[i][j] goes where index[i][j] says: the block of src the index's shape covers.
+  if (src.dim() != index.dim())
+    throw ShapeError("scatter_: the source has ", src.dim(), " dimensions (shape ", src.shape(), ") and the index ",
+                     index.dim(), " (shape ", index.shape(), ")");
+  Tensor block = src;
+  for (std::int64_t d = 0; d < src.dim(); ++d) {
+    if (index.size(d) > src.size(d))
+      throw ShapeError("scatter_: the index, of shape ", index.shape(), ", is larger than the source, of shape ",
+                       src.shape(), ", in dimension ", d);
+    NoGradGuard no_grad;
+    block = litgrad::slice(block, d, 0, index.size(d));
+  }
+  return write_at("scatter_", *this, at, block);
+}
+
+Tensor& Tensor::scatter_(std::int64_t dim, const Tensor& index, double value) {
+  return write_at("scatter_", *this,
+                  picked("scatter_", *this, [&](const Tensor& o) { return litgrad::gather(o, dim, index); }),
+                  scalar_tensor(value));
+}
 
 Tensor& Tensor::copy_(const Tensor& src) {
   if (is_grad_enabled() && (requires_grad() || src.requires_grad()))
@@ -95,7 +179,7 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, double value) {
 
 Tensor& Tensor::fill_(double value) {
   const double v = litgrad::to(scalar_tensor(value), dtype()).item();
-  detail::note_in_place("fill_", *this);
+  detail::note_in_place("fill_", *this, "full");
   kernels::fill(data(), numel(), v);
   return *this;
 }

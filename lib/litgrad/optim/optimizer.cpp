@@ -1,5 +1,6 @@
 #include "litgrad/optim/optimizer.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "litgrad/base/error.hpp"
@@ -192,6 +193,12 @@ void Optimizer::load_state_dict(const StateDict& dict) {
           const std::string key = "state." + std::to_string(k) + "." + entry.name;
           const Tensor& saved = dict.at(key);
           litgrad::detail::check_entry(name_, key, saved, entry.scalar ? Shape{} : p.shape(), DType::Float64);
+          // A count of steps is whole and at least 1 (a parameter has state once it was stepped):
+          // Adam's 2.5 or 0 would give bias corrections no run of steps gives, silently.
+          if (entry.scalar &&
+              !(saved.item() >= 1 && saved.item() <= 0x1p53 && saved.item() == std::floor(saved.item())))
+            throw ValueError(name_, ".load_state_dict: '", key, "' is ", saved.item(),
+                             "; a count of steps must be a whole number of at least 1");
           state[k].emplace_back(entry.name, litgrad::detail::snapshot(saved));
         }
       ++k;

@@ -124,7 +124,7 @@ class Optimizer {
   /// has the parameter's shape).
   struct StateKey {
     const char* name;  ///< e.g. `"exp_avg"`
-    bool scalar;       ///< a count such as `step`, rather than one number per element
+    bool scalar;       ///< a count of steps such as `step` (whole, at least 1), rather than one number per element
   };
   /// \brief The entries a parameter's state has once it has been stepped, in order.
   virtual std::vector<StateKey> state_layout() const = 0;

@@ -12,6 +12,7 @@
 #include <queue>
 #include <sstream>
 
+#include "litgrad/base/checksum.hpp"
 #include "litgrad/base/error.hpp"
 
 namespace litgrad {
@@ -19,7 +20,7 @@ namespace litgrad {
 namespace {
 
 constexpr const char* kMagic = "litgrad bpe";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2 ends with a checksum line; 1, without, is still read
 
 enum class Class { Letter, Digit, Space, Other };
 
@@ -312,10 +313,10 @@ void BPETokenizer::save(const std::string& path) const {
   {
     std::ofstream f(temporary, std::ios::binary);
     if (!f) throw ValueError("BPETokenizer::save: cannot write ", path);
-    f << kMagic << " " << kVersion << "\n"
-      << "merges " << merges_.size() << "\n";
-    for (const auto& [left, right] : merges_) f << left << " " << right << "\n";
-    f << "end\n";
+    std::string text =
+        std::string(kMagic) + " " + std::to_string(kVersion) + "\n" + "merges " + std::to_string(merges_.size()) + "\n";
+    for (const auto& [left, right] : merges_) text += std::to_string(left) + " " + std::to_string(right) + "\n";
+    f << text << "checksum " << detail::hex16(detail::fnv1a(text)) << "\nend\n";
     f.flush();
     if (!f) throw ValueError("BPETokenizer::save: cannot write ", path);
   }
@@ -333,13 +334,15 @@ void BPETokenizer::load(const std::string& path) {
   const std::string where = "BPETokenizer::load: " + path;
   std::stringstream whole;
   whole << file.rdbuf();
-  std::istringstream f(whole.str());
+  const std::string contents = whole.str();
+  std::istringstream f(contents);
   std::string line;
   const std::string magic = std::string(kMagic) + " ";
   if (!std::getline(f, line) || line.rfind(magic, 0) != 0)
-    throw ValueError(where, " is not a litgrad bpe file (its first line should be '", kMagic, " 1')");
-  if (line != magic + std::to_string(kVersion))
-    throw ValueError(where, " has format version '", line.substr(magic.size()), "'; this litgrad reads version ",
+    throw ValueError(where, " is not a litgrad bpe file (its first line should be '", kMagic, " ", kVersion, "')");
+  const bool checksummed = line == magic + "2";
+  if (!checksummed && line != magic + "1")
+    throw ValueError(where, " has format version '", line.substr(magic.size()), "'; this litgrad reads versions 1 and ",
                      kVersion);
   // A number is digits only, so that "12x" or "-3" or "1e3" is refused rather than half read.
   const auto number = [](const std::string& s, std::int64_t& out) {
@@ -375,6 +378,17 @@ void BPETokenizer::load(const std::string& path) {
     const auto [it, fresh] = seen.emplace(key(left, right), k);
     if (!fresh) throw ValueError(where, ": merge ", k, " (", left, " ", right, ") repeats merge ", it->second);
     merges.emplace_back(left, right);
+  }
+  if (checksummed) {
+    const std::string computed =
+        detail::hex16(detail::fnv1a(std::string_view(contents).substr(0, static_cast<std::size_t>(f.tellg()))));
+    if (!std::getline(f, line)) throw ValueError(where, " is truncated: it ends before its checksum line");
+    if (line.rfind("checksum ", 0) != 0)
+      throw ValueError(where, ": after ", count,
+                       " merges the line should be 'checksum' and 16 hexadecimal digits, got '", line, "'");
+    if (line.substr(9) != computed)
+      throw ValueError(where, ": the checksum is '", line.substr(9), "', the file's merges hash to ", computed,
+                       ": the file was changed or damaged");
   }
   if (!std::getline(f, line)) throw ValueError(where, " is truncated: it does not end with the line 'end'");
   if (line != "end") throw ValueError(where, ": after ", count, " merges the line should be 'end', got '", line, "'");

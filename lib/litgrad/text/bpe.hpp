@@ -28,15 +28,19 @@
 /// `tensor(std::vector<double>(ids.begin(), ids.end()), {n}, DType::Int64)`; decode() takes
 /// either the vector or a 1-D Int64 tensor (what `argmax` or `multinomial` return).
 ///
-/// **The file format** (version 1), text like nn::save()'s:
+/// **The file format** (version 2), text like nn::save()'s:
 ///
-///     litgrad bpe 1
+///     litgrad bpe 2
 ///     merges 2
 ///     104 101
 ///     256 108
+///     checksum ea748a497c677633
 ///     end
 ///
-/// one line per merge, in the order learned, with the ids of the pair's left and right tokens.
+/// one line per merge, in the order learned, with the ids of the pair's left and right tokens,
+/// then the FNV-1a hash of every byte before the checksum line (as a state_dict's), so that a
+/// file with one digit changed is refused rather than read as another tokenizer. Version 1,
+/// the same without the checksum line, is still read.
 
 #include <cstdint>
 #include <memory>
@@ -137,8 +141,9 @@ class BPETokenizer {
   /// \brief Reads merges that save() wrote, replacing this tokenizer's. The file is read and
   /// checked whole first: on any error the tokenizer is left as it was.
   /// \throws ValueError naming the file and what is wrong: it cannot be read, is not a litgrad
-  ///   bpe file, has another version, is truncated, has a malformed line, or names an id that
-  ///   does not exist yet where it is used or a pair merged twice.
+  ///   bpe file, has another version, is truncated, has a malformed line, names an id that
+  ///   does not exist yet where it is used or a pair merged twice, or its checksum is not the
+  ///   hash of its bytes.
   void load(const std::string& path);
 
  private:

@@ -37,6 +37,16 @@ struct Saved {
   static Saved only_output() { return {0u, true}; }
 };
 
+/// A tensor an operation's backward reads that is not one of its inputs, so that no gradient
+/// goes to it: where's condition, gather's index, max's indices. Changed in place between the
+/// forward and the backward it would make the gradient wrong silently, so its version is kept
+/// and checked as a saved input's is. `what` names it in the error: "the condition".
+struct Read {
+  const char* what;
+  const Tensor& tensor;
+};
+using Reads = std::initializer_list<Read>;
+
 struct Node {
   // The inputs and their versions live in the kernels' recycled blocks, as the Node itself:
   // from the heap, each was one more allocation and free per recorded operation.
@@ -56,6 +66,13 @@ struct Node {
   // The storage versions of the inputs when recorded.
   std::vector<std::uint64_t, kernels::Allocator<std::uint64_t>> input_versions;
   std::uint64_t output_version;
+  // The tensors the backward reads besides the inputs (Read), with their versions when recorded.
+  struct Kept {
+    const char* what;
+    Tensor tensor;
+    std::uint64_t version;
+  };
+  std::vector<Kept, kernels::Allocator<Kept>> reads;
 };
 
 /// The inputs of an operation as a call of record() lists them, `{a, b}`: references, so that
@@ -73,7 +90,7 @@ bool records(const std::vector<Tensor>& inputs);
 /// Node holding the inputs and the backward functions (record() below, once it has decided to
 /// record; a custom autograd::Function, named by its author).
 Tensor make_node(const char* op, const Tensor& value, Node::InputList inputs, BackwardFn backward,
-                 GraphBackwardFn graph_backward, Saved saved);
+                 GraphBackwardFn graph_backward, Saved saved, Reads reads = {});
 
 /// Makes `value` (a freshly computed tensor with no history) the output of `op`, an entry of
 /// the table of operations (ops/registry.hpp: the library records nothing that is not there).
@@ -82,13 +99,14 @@ Tensor make_node(const char* op, const Tensor& value, Node::InputList inputs, Ba
 /// or the operations a backward pass runs, pay nothing for a history they do not keep).
 /// `backward` may capture `value` (it shares the storage, not the Node, so the graph holds no
 /// cycle). `graph_backward`, when given, is the backward written with operations; `saved` says
-/// which tensors the backward reads.
+/// which of the inputs and output the backward reads, and `reads` lists any other tensor either
+/// backward reads (a condition, an index), which must not change before it runs.
 template <class Backward, class GraphBackward = std::nullptr_t>
 Tensor record(const Op& op, const Tensor& value, Inputs inputs, Backward&& backward,
-              GraphBackward&& graph_backward = nullptr, Saved saved = Saved()) {
+              GraphBackward&& graph_backward = nullptr, Saved saved = Saved(), Reads reads = {}) {
   if (!records(inputs)) return value;
   return make_node(op.name, value, Node::InputList(inputs.begin(), inputs.end()), std::forward<Backward>(backward),
-                   std::forward<GraphBackward>(graph_backward), saved);
+                   std::forward<GraphBackward>(graph_backward), saved, reads);
 }
 
 /// The same, for an operation on a list of tensors (cat).
@@ -103,8 +121,9 @@ Tensor record(const Op& op, const Tensor& value, const std::vector<Tensor>& inpu
 /// Marks an in-place change of t's elements: every tensor sharing its storage is now one
 /// version later. \throws AutogradError, naming \p op, when gradients are being recorded and t
 /// requires grad (a leaf: torch refuses; a tensor made by an operation: litgrad does not record
-/// in-place operations).
-void note_in_place(const char* op, const Tensor& t);
+/// in-place operations); the error suggests \p instead, the out-of-place form to use in a graph
+/// (by default op without its underscore: "add" for "add_").
+void note_in_place(const char* op, const Tensor& t, const char* instead = nullptr);
 
 /// Marks t's elements as changed in place by the library itself (an optimiser's step, a loaded
 /// state): every tensor sharing its storage is one version later, as after torch's in-place
