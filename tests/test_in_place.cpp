@@ -157,11 +157,16 @@ const std::map<std::string, Recipe>& recipes() {
       {"reshape", unary([](const Tensor& x) {
          return reshape(x, {3, 2});
        })},
+      // x's gradient through gather, sum(gather(x, 1, index) * w), is scatter_add(w, index): a
+      // graph from w to the result that holds no gather, so that only scatter_add's own check
+      // guards the index its backward reads.
       {"scatter_add",
        {[] {
-          return Args{normal({2, 3}, 1), tensor({2, 0, 1, 1}, {2, 2}, DType::Int64)};
+          return Args{normal({2, 3}, 1), tensor({2, 0, 1, 1}, {2, 2}, DType::Int64), normal({2, 2}, 2)};
         },
-        [](const Args& a) { return gradient_of(gather(a[0], 1, a[1]), a[0]); }}},
+        [](const Args& a) {
+          return autograd::grad({sum(gather(a[0], 1, a[1]) * a[2])}, {a[0]}, {}, std::nullopt, true)[0];
+        }}},
       {"sigmoid", unary([](const Tensor& x) { return sigmoid(x); })},
       {"sin", unary([](const Tensor& x) { return sin(x); })},
       {"slice", unary([](const Tensor& x) { return slice(x, 1, 0, 3, 2); })},
@@ -294,5 +299,21 @@ TEST_CASE(
     }
     CHECK(w.version() == before + 1);
     CHECK_THROWS_WITH_AS(loss.backward(), doctest::Contains("was changed in place after mul used it"), AutogradError);
+  }
+}
+
+TEST_CASE("the indices max returned are read by its backward: changed in place before backward, they are refused") {
+  // The indices are the caller's to keep, and a caller may reuse them as a buffer; the
+  // gradient must not then go to the positions they hold by then.
+  const Tensor x = tensor({1.0, 5.0, 3.0, 4.0, 2.0, 0.0}, {2, 3}).requires_grad_();
+  for (const bool smallest : {false, true}) {
+    CAPTURE(smallest);
+    MaxResult m = smallest ? min(x, 1) : max(x, 1);
+    const Tensor loss = sum(m.values);
+    {
+      NoGradGuard no_grad;
+      m.indices.fill_(2.0);
+    }
+    CHECK_THROWS_WITH_AS(loss.backward(), doctest::Contains("the indices it returned"), AutogradError);
   }
 }
