@@ -78,6 +78,19 @@ const Tensor q = randn({3, 2, 4}, gen), kv = randn({5, 2, 4}, gen);
 const Tensor m23 = ones({2, 3}), v4 = ones({4});
 Tensor leaf = ones({3}).requires_grad_();
 
+// Steps an optimiser of type Opt once on a parameter of 3 elements, then loads its own state
+// with the entry `key` replaced by `value`.
+template <class Opt>
+void load_changed_state(const std::string& key, const Tensor& value) {
+  Tensor p = ones({3}).requires_grad_();
+  Opt opt({p});
+  sum(p * p).backward();
+  opt.step();
+  StateDict changed;
+  for (const auto& [name, saved] : opt.state_dict()) changed.insert(name, name == key ? value : saved);
+  opt.load_state_dict(changed);
+}
+
 std::vector<BadInput> bad_inputs() {
   return {
       // Shapes that do not broadcast, multiply or join.
@@ -340,40 +353,13 @@ std::vector<BadInput> bad_inputs() {
        }},
       {"an optimiser's state_dict with a moment of the wrong shape", Kind::Value,
        "Adam.load_state_dict: 'state.0.exp_avg' is Float64 [2] in the state_dict and Float64 [3] here",
-       [&] {
-         Tensor p = ones({3}).requires_grad_();
-         optim::Adam opt({p});
-         sum(p * p).backward();
-         opt.step();
-         StateDict bad;
-         for (const auto& [key, value] : opt.state_dict())
-           bad.insert(key, key == "state.0.exp_avg" ? zeros({2}) : value);
-         opt.load_state_dict(bad);
-       }},
+       [&] { load_changed_state<optim::Adam>("state.0.exp_avg", zeros({2})); }},
       {"an Adam state whose step is not a whole number", Kind::Value,
        "Adam.load_state_dict: 'state.0.step' is 2.5; a count of steps must be a whole number of at least 1",
-       [&] {
-         Tensor p = ones({3}).requires_grad_();
-         optim::Adam opt({p});
-         sum(p * p).backward();
-         opt.step();
-         StateDict bad;
-         for (const auto& [key, value] : opt.state_dict())
-           bad.insert(key, key == "state.0.step" ? scalar_tensor(2.5) : value);
-         opt.load_state_dict(bad);
-       }},
+       [&] { load_changed_state<optim::Adam>("state.0.step", scalar_tensor(2.5)); }},
       {"an AdamW state whose step is 0", Kind::Value,
        "AdamW.load_state_dict: 'state.0.step' is 0; a count of steps must be a whole number of at least 1",
-       [&] {
-         Tensor p = ones({3}).requires_grad_();
-         optim::AdamW opt({p});
-         sum(p * p).backward();
-         opt.step();
-         StateDict bad;
-         for (const auto& [key, value] : opt.state_dict())
-           bad.insert(key, key == "state.0.step" ? scalar_tensor(0) : value);
-         opt.load_state_dict(bad);
-       }},
+       [&] { load_changed_state<optim::AdamW>("state.0.step", scalar_tensor(0)); }},
       {"an optimiser's state_dict for more parameters than it has", Kind::Value,
        "SGD.load_state_dict: param group 0 holds 2 parameters in the state_dict and 1 here",
        [&] {
