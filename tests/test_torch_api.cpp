@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include <litgrad/litgrad.hpp>
@@ -106,4 +107,52 @@ TEST_CASE(
   CHECK(encoder(x, mask, {}, /*is_causal=*/true).to_vector() == by_hand.to_vector());
   CHECK_THROWS_WITH_AS(nn::TransformerEncoder(layer, 0), "TransformerEncoder: num_layers must be at least 1, got 0",
                        ValueError);
+}
+
+TEST_CASE("Slice's bounds are written as libtorch's: Slice(1, None) is Python's 1:, and any integer is a bound") {
+  const Tensor x = arange(6);
+  CHECK(x.index({Slice(1, None)}).to_vector() == x.index({Slice(1)}).to_vector());     // x[1:]
+  CHECK(x.index({Slice(None, 2)}).to_vector() == std::vector<double>{0, 1});           // x[:2]
+  CHECK(x.index({Slice(None, None, 2)}).to_vector() == std::vector<double>{0, 2, 4});  // x[::2]
+  const std::vector<double> four(4);
+  CHECK(x.index({Slice(0, four.size())}).numel() == 4);  // a std::size_t bound, as v.size()
+  const std::optional<std::int64_t> none;
+  CHECK(x.index({Slice(none, -1)}).numel() == 5);
+}
+
+TEST_CASE("split and chunk have method forms, as torch's x.split(2, -1) and x.chunk(3)") {
+  const Tensor x = reshape(arange(12), {2, 6});
+  const auto same = [](const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i].shape() != b[i].shape() || a[i].to_vector() != b[i].to_vector()) return false;
+    return true;
+  };
+  CHECK(x.split(4, 1).size() == 2);
+  CHECK(same(x.split(4, 1), split(x, 4, 1)));
+  CHECK(same(x.split({1, 5}, -1), split(x, {1, 5}, -1)));
+  CHECK(same(x.chunk(2), chunk(x, 2)));
+}
+
+TEST_CASE(
+    "zero_grad(true) clears the gradients, as torch 2's default: AdamW then leaves alone a parameter that gets no "
+    "gradient, where zeros would decay it") {
+  for (const bool set_to_none : {false, true}) {
+    CAPTURE(set_to_none);
+    Tensor used = tensor({1.0, 2.0}).requires_grad_(), unused = tensor({3.0, 4.0}).requires_grad_();
+    optim::AdamW adamw({used, unused}, {0.1});  // weight decay 0.01, torch's default
+    sum(used * unused).backward();              // both get a gradient once
+    adamw.step();
+    adamw.zero_grad(set_to_none);
+    CHECK(unused.grad().defined() == !set_to_none);
+    const Tensor before = unused.detach().clone();
+    sum(used * used).backward();  // now only `used` gets one
+    adamw.step();
+    // Zeros still move it: the decay, and Adam's moments from the first step.
+    CHECK((unused.detach().to_vector() == before.to_vector()) == set_to_none);
+  }
+  nn::Linear lin(2, 1);
+  sum(lin(ones({1, 2}))).backward();
+  lin.zero_grad(true);
+  for (const Tensor& p : lin.parameters()) CHECK(!p.grad().defined());
 }

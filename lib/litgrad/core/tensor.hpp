@@ -272,6 +272,10 @@ class Tensor {
                 std::int64_t length) const;                          ///< slice(x, dim, start, start + length)
   Tensor index_select(std::int64_t dim, const Tensor& index) const;  ///< index_select(x, dim, index)
   Tensor gather(std::int64_t dim, const Tensor& index) const;        ///< gather(x, dim, index)
+  std::vector<Tensor> split(std::int64_t split_size, std::int64_t dim = 0) const;  ///< split(x, split_size, dim)
+  std::vector<Tensor> split(const std::vector<std::int64_t>& split_sizes,
+                            std::int64_t dim = 0) const;                       ///< split(x, split_sizes, dim)
+  std::vector<Tensor> chunk(std::int64_t chunks, std::int64_t dim = 0) const;  ///< chunk(x, chunks, dim)
   Tensor view(const Shape& shape) const;  ///< reshape(x, shape): litgrad's tensors are contiguous
   Tensor contiguous() const;  ///< `*this`: a litgrad tensor is always contiguous, so there is nothing to copy
   ///@}

@@ -136,8 +136,12 @@ void Module::train(bool on) {
   for (std::size_t i = 0; i < children_.size(); ++i) child_at(i).train(on);
 }
 
-void Module::zero_grad() {
-  for (Tensor p : parameters()) p.zero_grad();
+void Module::zero_grad(bool set_to_none) {
+  for (Tensor p : parameters())
+    if (set_to_none)
+      p.set_grad(Tensor());
+    else
+      p.zero_grad();
 }
 
 void Module::print(std::ostream& os, int indent) const {

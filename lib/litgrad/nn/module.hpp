@@ -78,8 +78,12 @@ class Module {
   void eval() { train(false); }
   /// \brief True in training mode (the initial mode, as in torch).
   bool is_training() const { return training_; }
-  /// \brief Zeros the gradient of every parameter.
-  void zero_grad();
+  /// \brief Zeros the gradient of every parameter; with \p set_to_none, clears it instead
+  /// (Tensor::set_grad(Tensor())), as torch's `zero_grad(set_to_none=True)`, the default from
+  /// torch 2.0 on: the next backward then starts from nothing, and an optimiser skips a
+  /// parameter that gets no gradient (AdamW does not decay it). litgrad keeps torch 1.13's
+  /// default, zeros.
+  void zero_grad(bool set_to_none = false);
 
   /// \brief Every parameter under every name (a tied weight under each), each a copy of its
   /// values, as torch's `state_dict()`. torch's holds the live tensors, so that training after

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -16,24 +17,39 @@ namespace litgrad {
 /// \brief The pieces of Tensor::index(), as libtorch's `torch::indexing`.
 namespace indexing {
 
-/// \brief `start:stop:step` of Python's indexing, each part optional (as `Slice()`, `:`).
-struct Slice {
-  std::optional<std::int64_t> start;  ///< the first position (default 0); negative counts from the end
-  std::optional<std::int64_t> stop;   ///< one past the last (default the size); negative counts from the end
-  std::int64_t step = 1;              ///< positive
-  /// \brief `Slice()`, `Slice(1)`, `Slice(1, -1)`, `Slice(std::nullopt, std::nullopt, 2)`.
-  Slice(std::optional<std::int64_t> start = std::nullopt, std::optional<std::int64_t> stop = std::nullopt,
-        std::int64_t step = 1)
-      : start(start), stop(stop), step(step) {}
-};
 /// \brief The type of Ellipsis.
 struct EllipsisIndexType {};
 /// \brief The type of None.
 struct NoneIndexType {};
 /// \brief `...`: as many whole dimensions as the other entries leave.
 inline constexpr EllipsisIndexType Ellipsis{};
-/// \brief `None`: a new dimension of size 1 here.
+/// \brief `None`: a new dimension of size 1 here; as a bound of a Slice, no bound.
 inline constexpr NoneIndexType None{};
+
+/// \brief One bound of a Slice: a position, or none (`None` or `std::nullopt`), so that
+/// libtorch's `Slice(1, None)` for Python's `1:` is written as there.
+struct SliceBound {
+  std::optional<std::int64_t> value;  ///< the position, or empty for no bound
+  /// \brief A position; any integer type, as `v.size()`.
+  template <class I, class = std::enable_if_t<std::is_integral_v<I>>>
+  SliceBound(I i) : value(static_cast<std::int64_t>(i)) {}
+  /// \brief No bound.
+  SliceBound(NoneIndexType) {}
+  /// \brief No bound.
+  SliceBound(std::nullopt_t) {}
+  /// \brief A position or none, as held.
+  SliceBound(std::optional<std::int64_t> v) : value(v) {}
+};
+
+/// \brief `start:stop:step` of Python's indexing, each part optional (as `Slice()`, `:`).
+struct Slice {
+  std::optional<std::int64_t> start;  ///< the first position (default 0); negative counts from the end
+  std::optional<std::int64_t> stop;   ///< one past the last (default the size); negative counts from the end
+  std::int64_t step = 1;              ///< positive
+  /// \brief `Slice()`, `Slice(1)`, `Slice(1, -1)`, `Slice(1, None)`, `Slice(None, None, 2)`.
+  Slice(SliceBound start = None, SliceBound stop = None, std::int64_t step = 1)
+      : start(start.value), stop(stop.value), step(step) {}
+};
 
 /// \brief One entry of Tensor::index(): an integer, a Slice, Ellipsis or None.
 class TensorIndex {

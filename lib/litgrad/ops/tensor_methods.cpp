@@ -57,6 +57,15 @@ Tensor Tensor::index_select(std::int64_t dim, const Tensor& index) const {
   return litgrad::index_select(*this, dim, index);
 }
 Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const { return litgrad::gather(*this, dim, index); }
+std::vector<Tensor> Tensor::split(std::int64_t split_size, std::int64_t dim) const {
+  return litgrad::split(*this, split_size, dim);
+}
+std::vector<Tensor> Tensor::split(const std::vector<std::int64_t>& split_sizes, std::int64_t dim) const {
+  return litgrad::split(*this, split_sizes, dim);
+}
+std::vector<Tensor> Tensor::chunk(std::int64_t chunks, std::int64_t dim) const {
+  return litgrad::chunk(*this, chunks, dim);
+}
 Tensor Tensor::view(const Shape& shape) const { return litgrad::reshape(*this, shape); }
 Tensor Tensor::contiguous() const { return *this; }
 

@@ -96,9 +96,13 @@ void Optimizer::check_groups() const {
   for (std::size_t g = 0; g < groups_.size(); ++g) check(groups_[g], g);
 }
 
-void Optimizer::zero_grad() {
+void Optimizer::zero_grad(bool set_to_none) {
   for (ParamGroup& group : groups_)
-    for (Tensor& p : group.params) p.zero_grad();
+    for (Tensor& p : group.params)
+      if (set_to_none)
+        p.set_grad(Tensor());
+      else
+        p.zero_grad();
 }
 
 StateDict Optimizer::state_dict() const {

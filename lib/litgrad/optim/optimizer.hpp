@@ -89,8 +89,9 @@ class ParamGroup {
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
-  /// \brief Zeros every parameter's gradient.
-  void zero_grad();
+  /// \brief Zeros every parameter's gradient, or clears it with \p set_to_none, as
+  /// nn::Module::zero_grad().
+  void zero_grad(bool set_to_none = false);
   /// \brief Moves every parameter that requires grad and has a gradient. \throws ValueError
   /// when a group's hyper-parameters have been set out of range, naming the group.
   virtual void step() = 0;
