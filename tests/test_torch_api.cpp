@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <litgrad/litgrad.hpp>
@@ -155,4 +156,43 @@ TEST_CASE(
   sum(lin(ones({1, 2}))).backward();
   lin.zero_grad(true);
   for (const Tensor& p : lin.parameters()) CHECK(!p.grad().defined());
+}
+
+namespace {
+// A model with a sub-module by value and a ModuleList, to walk.
+struct Net : nn::Module {
+  nn::Linear in{2, 3};
+  nn::ModuleList blocks;
+  Net() : Module("Net") {
+    blocks.push_back(nn::Linear(3, 3));
+    blocks.push_back(nn::Tanh());
+    register_module("in", in);
+    register_module("blocks", blocks);
+  }
+};
+}  // namespace
+
+TEST_CASE(
+    "modules() lists a model depth first, apply() visits children before parents as torch's, and a ModuleList walks "
+    "with range-for") {
+  Net net;
+  std::vector<std::string> listed, applied, walked;
+  for (nn::Module* m : net.modules()) listed.push_back(m->type());
+  CHECK(listed == std::vector<std::string>{"Net", "Linear", "ModuleList", "Linear", "Tanh"});
+  net.apply([&](nn::Module& m) { applied.push_back(m.type()); });
+  CHECK(applied == std::vector<std::string>{"Linear", "Linear", "Tanh", "ModuleList", "Net"});
+  for (nn::Module& m : net.blocks) walked.push_back(m.type());
+  CHECK(walked == std::vector<std::string>{"Linear", "Tanh"});
+  // nanoGPT's _init_weights, as a torch user writes it with apply.
+  net.apply([](nn::Module& m) {
+    if (auto* linear = dynamic_cast<nn::Linear*>(&m)) {
+      NoGradGuard no_grad;
+      linear->weight.fill_(0.5);
+    }
+  });
+  for (const auto& [name, p] : net.named_parameters()) {
+    CAPTURE(name);
+    if (name.find("weight") != std::string::npos)
+      for (double v : p.to_vector()) CHECK(v == 0.5);
+  }
 }

@@ -2,8 +2,10 @@
 /// \file nn/container.hpp
 /// \brief `nn::Sequential` and `nn::ModuleList`: modules held in order, named `0`, `1`, ...
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -22,6 +24,7 @@ namespace litgrad::nn {
 /// nn::ModuleList layers;
 /// for (int i = 0; i < 4; ++i) layers.push_back(nn::Linear(8, 8));
 /// for (std::size_t i = 0; i < layers.size(); ++i) x = layers.at<nn::Linear>(i)(x);
+/// for (nn::Module& layer : layers) std::cout << layer << "\n";  // in order, as Python's for
 /// \endcode
 class ModuleList : public Module {
  public:
@@ -44,6 +47,41 @@ class ModuleList : public Module {
   bool empty() const { return modules_.empty(); }
   /// \brief The module at \p index. \throws IndexError when out of range.
   Module& operator[](std::size_t index) const { return *checked(index); }
+
+  /// \cond INTERNAL
+  // Walks the modules in order, each a `Module&` (begin() and end() below).
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;  ///< a forward iterator
+    using value_type = Module;                            ///< what it walks
+    using difference_type = std::ptrdiff_t;               ///< a distance between two
+    using pointer = Module*;                              ///< a pointer to one
+    using reference = Module&;                            ///< what `*it` gives
+    /// \brief At \p at in the list's modules.
+    explicit iterator(std::vector<Module*>::const_iterator at) : at_(at) {}
+    Module& operator*() const { return **at_; }  ///< the module here
+    Module* operator->() const { return *at_; }  ///< the module here
+    iterator& operator++() {                     ///< the next module
+      ++at_;
+      return *this;
+    }
+    iterator operator++(int) {  ///< the next module, returning this one
+      iterator was = *this;
+      ++at_;
+      return was;
+    }
+    bool operator==(const iterator& other) const { return at_ == other.at_; }  ///< the same place
+    bool operator!=(const iterator& other) const { return at_ != other.at_; }  ///< another place
+
+   private:
+    std::vector<Module*>::const_iterator at_;
+  };
+  /// \endcond
+  /// \brief The first module: `for (nn::Module& m : list)` walks them in order, as Python's
+  /// `for m in list`.
+  iterator begin() const { return iterator(modules_.begin()); }
+  iterator end() const { return iterator(modules_.end()); }  ///< past the last
+
   /// \brief The module at \p index, as the type it was added as.
   /// \throws IndexError when out of range, ValueError when it is of another type.
   template <class M>

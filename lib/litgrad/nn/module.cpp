@@ -83,6 +83,19 @@ std::vector<std::pair<std::string, Module*>> Module::named_children() const {
   return out;
 }
 
+std::vector<Module*> Module::modules() {
+  std::vector<Module*> out{this};
+  for (std::size_t i = 0; i < children_.size(); ++i)
+    for (Module* m : child_at(i).modules()) out.push_back(m);
+  return out;
+}
+
+Module& Module::apply(const std::function<void(Module&)>& fn) {
+  for (std::size_t i = 0; i < children_.size(); ++i) child_at(i).apply(fn);
+  fn(*this);
+  return *this;
+}
+
 std::vector<Tensor> Module::parameters() const {
   std::vector<Tensor> out;
   for (auto& named : named_parameters()) out.push_back(named.second);

@@ -3,6 +3,7 @@
 /// \brief `nn::Module`: a model made of parameters and sub-modules, with torch's dotted names.
 
 #include <cstddef>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -71,6 +72,13 @@ class Module {
   Tensor parameter(const std::string& name) const;
   /// \brief The direct sub-modules with their names, in registration order.
   std::vector<std::pair<std::string, Module*>> named_children() const;
+  /// \brief This module and every module under it, depth first with this one first, as torch's
+  /// `modules()`: `for (nn::Module* m : model.modules())`.
+  std::vector<Module*> modules();
+  /// \brief Calls \p fn on every sub-module, children before parents, then on this module,
+  /// as torch's `model.apply(init_weights)`; returns this module. \p fn tells the kinds apart
+  /// with `dynamic_cast`, where Python uses `isinstance`.
+  Module& apply(const std::function<void(Module&)>& fn);
 
   /// \brief Switches this module and every sub-module to training (\p on) or evaluation mode.
   void train(bool on = true);
