@@ -87,11 +87,10 @@ MaxResult max(const Tensor& x, std::int64_t dim, bool keepdim) {
   return {v, indices};
 }
 
-namespace {
 // The largest element of x, 0-dimensional; its gradient is shared evenly among the elements
 // equal to it (among the NaNs, when one wins), as torch's max() shares it, where max along a
 // dimension gives it all to the first.
-Tensor largest(const Tensor& x) {
+Tensor max(const Tensor& x) {
   if (x.numel() == 0) throw ValueError("max: cannot reduce an empty tensor of shape ", x.shape());
   const double* v = x.data();
   double top = v[0];
@@ -111,9 +110,6 @@ Tensor largest(const Tensor& x) {
       },
       nullptr, detail::Saved::nothing());
 }
-}  // namespace
-
-Tensor max(const Tensor& x) { return largest(x); }
 
 // min along a dimension is max of the negation: the same first position, a NaN still wins, and
 // the gradient, negated twice, reaches the smallest element unchanged.
