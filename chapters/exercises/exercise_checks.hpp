@@ -14,8 +14,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <litgrad/litgrad.hpp>
@@ -129,6 +131,63 @@ inline Agreement agrees(const litgrad::Tensor& yours, const litgrad::Tensor& exp
   return detail::compare(yours.to_vector(), expected.to_vector(), yours.shape(),
                          absolute, relative);
 }
+
+// Whether `yours` has the shape of `expected` and each element lies within its own
+// allowance (a tensor of expected's shape): for answers whose rounding differs from the
+// reference's by an amount derived element by element.
+inline Agreement within(const litgrad::Tensor& yours, const litgrad::Tensor& expected,
+                        const litgrad::Tensor& allowance) {
+  if (yours.shape() != expected.shape())
+    return {false, "the shape is " + litgrad::to_string(yours.shape()) + " where " +
+                       litgrad::to_string(expected.shape()) + " was expected"};
+  const std::vector<double> y = yours.to_vector(), e = expected.to_vector(),
+                            a = allowance.expand(expected.shape())
+                                    .contiguous()
+                                    .to_vector();
+  std::int64_t first = -1, differing = 0;
+  for (std::size_t i = 0; i < y.size(); ++i)
+    if (!(std::fabs(y[i] - e[i]) <= a[i]) && !(y[i] == e[i])) {
+      if (first < 0) first = static_cast<std::int64_t>(i);
+      ++differing;
+    }
+  if (first < 0) return {};
+  std::ostringstream s;
+  s << "element " << detail::index_text(expected.shape(), first) << " is "
+    << number(y[first]) << " where " << number(e[first]) << " was expected";
+  if (std::isfinite(y[first]))
+    s << " (off by " << number(std::fabs(y[first] - e[first]))
+      << ", where rounding allows " << number(a[first]) << ")";
+  s << "; " << differing << " of " << y.size()
+    << " elements differ by more than rounding allows";
+  return {false, s.str()};
+}
+
+// Copies of the tensors an answer is handed, to check after the call that it left each
+// as it was, bit for bit: an answer that changes its caller's tensors in place would
+// otherwise move the expected values the tests compute from them afterwards.
+class Untouched {
+ public:
+  Untouched(std::initializer_list<std::pair<std::string, litgrad::Tensor>> tensors)
+      : given_(tensors) {
+    for (const auto& [name, t] : given_) kept_.push_back(t.defined() ? t.clone() : t);
+  }
+  // "" when every tensor is as it was; otherwise which changed, and where.
+  std::string changed() const {
+    for (std::size_t i = 0; i < given_.size(); ++i) {
+      const litgrad::Tensor& now = given_[i].second;
+      if (!now.defined()) continue;
+      const Agreement same = agrees(now, kept_[i]);
+      if (!same)
+        return "your answer changed the caller's " + given_[i].first +
+               " in place (it must leave its inputs as they were): " + same.text;
+    }
+    return "";
+  }
+
+ private:
+  std::vector<std::pair<std::string, litgrad::Tensor>> given_;
+  std::vector<litgrad::Tensor> kept_;
+};
 
 inline Agreement agrees(const std::vector<double>& yours,
                         const std::vector<double>& expected, double absolute = 0,

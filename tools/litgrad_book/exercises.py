@@ -40,11 +40,24 @@ class Exercise:
         self.title = self.source.title.split("·", 1)[-1].strip()
         self.starter = spec[:-4] + ".starter.cpp"
         self.solution = spec[:-4] + ".solution.cpp"
+        self.uses = uses(spec)
 
     def hint(self):
         """The hint's reST prose."""
         blocks = [b for b in self.source.blocks if b.kind == "hint"]
         return "\n".join(l for b in blocks for l in b.lines).strip()
+
+
+USES = re.compile(r"^// Uses your answers? to exercises? (.*)$", re.M)
+
+
+def uses(spec):
+    """The earlier exercises (labels, "08.1") whose answers exercise ``spec`` calls: its
+    statement's line "Uses your answer to exercise 08.1." (the track "your own GPT"; the build
+    reads the same line, in chapters/exercises/CMakeLists.txt)."""
+    with open(spec, encoding="utf-8") as f:
+        found = USES.search(f.read())
+    return re.findall(r"\d\d\.\d+", found.group(1)) if found else []
 
 
 def all_exercises(root):
