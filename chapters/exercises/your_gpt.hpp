@@ -9,6 +9,9 @@
 // each exercise's tests compare it with the library's own.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include <litgrad/litgrad.hpp>
 
 // One head's three projections, as chapter 8's section 3 writes them: a token x, a row
@@ -33,7 +36,24 @@ litgrad::Tensor multi_head_attention(const litgrad::Tensor& x,
                                      const litgrad::Tensor& mask);
 
 // Exercise 9.2. A pre-norm block with the weights and norms of `layer` (norm_first,
-// GELU): x + Attn(LN1(x)), then h + GELU(LN2(h) W1ᵀ + b1) W2ᵀ + b2. x: [B, L, E]; mask as
-// above. Returns [B, L, E].
+// GELU): x + Attn(LN1(x)), then h + GELU(LN2(h) W1ᵀ + b1) W2ᵀ + b2. x: [B, L, E]; mask
+// as above. Returns [B, L, E].
 litgrad::Tensor pre_norm_block(const litgrad::nn::TransformerEncoderLayer& layer,
                                const litgrad::Tensor& x, const litgrad::Tensor& mask);
+
+// The weights of chapter 12's GPT, held by the library's modules: the token table,
+// which also reads the scores out (tied); the position table, whose rows say how long a
+// window may be; the blocks, in order (norm_first, GELU); and the final norm.
+struct GPTWeights {
+  const litgrad::nn::Embedding& token;     // weight [V, d]
+  const litgrad::nn::Embedding& position;  // weight [T, d]: T, the context
+  std::vector<const litgrad::nn::TransformerEncoderLayer*> blocks;
+  const litgrad::nn::LayerNorm& norm;
+};
+
+// Exercise 12.3. Your GPT: ids [N, n] (Int64, n at most T) -> the next token's scores
+// at every position, [N, n, V]; and greedy writing: `tokens` followed by `count` more,
+// each the most likely next token given (at most) the last T tokens.
+litgrad::Tensor gpt_scores(const GPTWeights& gpt, const litgrad::Tensor& ids);
+std::vector<std::int64_t> write_greedily(const GPTWeights& gpt,
+                                         std::vector<std::int64_t> tokens, int count);

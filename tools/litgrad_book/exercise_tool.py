@@ -117,6 +117,11 @@ def passing():
 configured_with = None  # the passing pieces the build was last configured with
 
 
+def listed(labels):
+    """08.1, 08.2 and 09.2."""
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
 def configure():
     """(Re)configures the build so that it knows the reader's files, and which of them later
     exercises may use; quiet unless it fails."""
@@ -222,9 +227,13 @@ def check_one(e, quiet=False):
         return False
     if e.uses and configured_with != passing():
         configure()  # an earlier piece passed (or stopped passing) since the build learnt
-    for label in e.uses:
-        print(f"   ({e.label} calls your answer to {label})" if label in configured_with else
-              f"   ({e.label} calls {label}'s reference solution until your answer to it passes)")
+    if e.uses:
+        yours = [label for label in e.uses if label in configured_with]
+        theirs = [label for label in e.uses if label not in configured_with]
+        said = ([f"your {listed(yours)}"] if yours else []) + \
+            ([f"the reference {listed(theirs)} until yours pass{'es' if len(theirs) == 1 else ''}"]
+             if theirs else [])
+        print(f"   ({e.label} calls {'; '.join(said)})")
     ok, output = build([target(e)], f"{e.label}'s tests with your file")
     if not ok:
         if "No rule to make target" in output or "unknown target" in output:

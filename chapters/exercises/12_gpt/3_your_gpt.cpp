@@ -1,0 +1,406 @@
+// Exercise 12.3 · Your GPT, assembled, and writing
+// ================================================
+//
+// Uses your answers to exercises 08.1, 08.2 and 09.2.
+//
+// The last piece: your own GPT, from your blocks of exercise 9.2 (which run your layer
+// of 8.2, which runs your head of 8.1), as section 3 builds the chapter's. Write two
+// functions.
+//
+// ``gpt_scores(gpt, ids)`` takes ``ids`` of shape ``[N, n]`` (token numbers, Int64,
+// :math:`n` at most the context :math:`T`) and returns the scores for the next token
+// at every position, ``[N, n, V]``: each token's row of the token table plus its
+// position's row of the position table (positions :math:`0` to :math:`n - 1`); each
+// block in turn, under the causal mask; the final norm; and the tied read-out, the
+// final vectors times the token table transposed. ``gpt.token`` and ``gpt.position``
+// are :cpp:class:`litgrad::nn::Embedding` modules (call them on Int64 ids, or read
+// their ``weight``: ``[V, d]`` and ``[T, d]``), ``gpt.blocks`` the layers for your
+// ``pre_norm_block``, ``gpt.norm`` the final :cpp:class:`litgrad::nn::LayerNorm`.
+//
+// ``write_greedily(gpt, tokens, count)`` writes: ``count`` times, it runs your GPT on
+// the text so far, at most its last :math:`T` tokens (the model has no position beyond
+// :math:`T - 1`), takes the most likely next token at the last position, and appends
+// it; it returns the tokens given followed by the ``count`` written.
+//
+// The tests hold your scores to the chapter's model's within twice the rounding
+// allowance of ``chapters/exercises/rounding_allowance.hpp``, carried block by block
+// through the stack; and your writing to the library model's, token for token, at
+// every step where the library's two highest scores are further apart than twice
+// their allowances, where no rounding can change which is higher.
+
+// %% hint
+// Follow one window's shape: ``[N, n]`` ids become ``[N, n, d]`` vectors, stay
+// ``[N, n, d]`` through every block, and become ``[N, n, V]`` scores; the position
+// table's rows broadcast over the batch. To write, keep the whole text in ``tokens``,
+// but hand the model only its newest :math:`T` tokens, as a ``[1, n]`` tensor; which of
+// the :math:`n` rows of scores predicts the token after the last one?
+
+// %% fold: includes, the chapter's model made small, and what a wrong GPT points to
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <litgrad/litgrad.hpp>
+
+#include "exercise_checks.hpp"
+#include "rounding_allowance.hpp"
+#include "your_gpt.hpp"
+
+using namespace litgrad;
+
+namespace {
+constexpr std::int64_t kVocabulary = 40, kWidth = 16, kContext = 8, kLayers = 2;
+
+// Section 3's GPT at a small size, every weight and bias drawn at random (zeros would
+// hide a forgotten bias).
+struct SmallGPT : nn::Module {
+  nn::Embedding token, position;
+  nn::ModuleList blocks;
+  nn::LayerNorm norm;
+  explicit SmallGPT(Generator& gen)
+      : Module("SmallGPT"),
+        token(kVocabulary, kWidth, std::nullopt, gen),
+        position(kContext, kWidth, std::nullopt, gen),
+        norm({kWidth}) {
+    nn::TransformerEncoderLayerOptions o;
+    o.dim_feedforward = 4 * kWidth, o.dropout = 0, o.activation = "gelu";
+    o.batch_first = true, o.norm_first = true;
+    register_module("token", token), register_module("position", position);
+    for (std::int64_t l = 0; l < kLayers; ++l)
+      blocks.push_back(nn::TransformerEncoderLayer(kWidth, 2, o, gen));
+    register_module("blocks", blocks), register_module("norm", norm);
+    NoGradGuard no_grad;
+    for (auto& [name, p] : named_parameters())
+      if (p.dim() == 1)
+        p.copy_((name.find("weight") != std::string::npos ? 1.0 : 0.0) +
+                0.3 * randn(p.shape(), gen));
+  }
+  // The library's forward pass: ids [N, n] -> scores [N, n, V].
+  Tensor forward(const Tensor& ids) const {
+    const std::int64_t n = ids.size(-1);
+    Tensor x = token(ids) + position(arange(n));
+    const Tensor mask = generate_square_subsequent_mask(n);
+    for (std::int64_t l = 0; l < kLayers; ++l) x = block(l)(x, mask);
+    return matmul(norm(x), transpose(token.weight, 0, 1));
+  }
+  const nn::TransformerEncoderLayer& block(std::int64_t l) const {
+    return blocks.at<nn::TransformerEncoderLayer>(l);
+  }
+  GPTWeights weights() const {
+    std::vector<const nn::TransformerEncoderLayer*> layers;
+    for (std::int64_t l = 0; l < kLayers; ++l) layers.push_back(&block(l));
+    return {token, position, layers, norm};
+  }
+};
+
+// Windows of counting in threes, s, s + 3, s + 6, ... (mod V) from random starts s:
+// [n, T + 1], each window's inputs and the token after each.
+Tensor counting(std::int64_t n, Generator& gen) {
+  std::vector<double> counted;
+  for (std::int64_t b = 0; b < n; ++b) {
+    const std::int64_t start = gen.randint(0, kVocabulary);
+    for (std::int64_t t = 0; t <= kContext; ++t)
+      counted.push_back(static_cast<double>((start + 3 * t) % kVocabulary));
+  }
+  return tensor(counted, {n, kContext + 1}, DType::Int64);
+}
+
+// Trains `model` to count in threes, its scores computed by `scores_of` (ids [N, n] ->
+// [N, n, V]): AdamW at 0.01, 200 steps of 16 windows.
+template <class Scores>
+void teach_counting(SmallGPT& model, Scores scores_of, Generator& gen) {
+  optim::AdamW adam(model.parameters(), {0.01});
+  for (int step = 0; step < 200; ++step) {
+    const Tensor text = counting(16, gen);
+    adam.zero_grad();
+    const Tensor scores = scores_of(slice(text, 1, 0, kContext));
+    const Tensor loss = cross_entropy(scores.reshape({-1, kVocabulary}),
+                                      slice(text, 1, 1, kContext + 1).reshape({-1}));
+    loss.backward();
+    adam.step();
+  }
+}
+
+// The library's GPT taught to count in threes, once per process: what it writes shows
+// whether a writer read the right tokens, where a model of random weights gets stuck
+// repeating one token.
+const SmallGPT& counting_model() {
+  static const SmallGPT* model = [] {
+    Generator gen(34);
+    auto* m = new SmallGPT(gen);
+    teach_counting(
+        *m, [&](const Tensor& ids) { return m->forward(ids); }, gen);
+    return m;
+  }();
+  return *model;
+}
+
+// What a variant of the forward pass changes: the catalogued mistakes, each a switch.
+struct Variant {
+  bool no_positions = false, positions_from_1 = false, no_final_norm = false;
+  bool no_mask = false;
+};
+
+// The library's GPT on ids [N, n] -> [N, n, V], or a catalogued mistake's.
+Tensor library_scores(const SmallGPT& m, const Tensor& ids, const Variant& v = {}) {
+  NoGradGuard no_grad;
+  const std::int64_t n = ids.size(-1);
+  Tensor x = m.token(ids);
+  if (!v.no_positions)
+    x = x +
+        m.position(v.positions_from_1 ? arange(1, n + 1).to(DType::Int64) : arange(n));
+  const Tensor mask = v.no_mask ? Tensor() : generate_square_subsequent_mask(n);
+  for (std::int64_t l = 0; l < kLayers; ++l) x = m.block(l)(x, mask);
+  return matmul(v.no_final_norm ? x : m.norm(x), transpose(m.token.weight, 0, 1));
+}
+
+// The allowance of the library's scores: block by block, each block's input off by
+// what the blocks before it allow; then the final norm's and the read-out's.
+Tensor scores_allowance(const SmallGPT& m, const Tensor& ids) {
+  NoGradGuard no_grad;
+  const std::int64_t n = ids.size(-1);
+  const Tensor mask = generate_square_subsequent_mask(n);
+  Tensor x = m.token(ids) + m.position(arange(n)),
+         error;  // the sum: exact on both sides
+  for (std::int64_t l = 0; l < kLayers; ++l) {
+    error = exercise::pre_norm_block_allowance(m.block(l), x, mask, error);
+    x = m.block(l)(x, mask);
+  }
+  const Tensor normed_error = exercise::layer_norm_allowance(x, error, m.norm);
+  return exercise::linear_allowance(m.norm(x), normed_error,
+                                    transpose(m.token.weight, 0, 1));
+}
+
+std::string mistake_behind(const SmallGPT& m, const Tensor& ids, const Tensor& yours) {
+  const auto is = [&](const Variant& v) {
+    try {
+      return bool(exercise::agrees(yours, library_scores(m, ids, v), 1e-9));
+    } catch (const std::exception&) {  // that mistake fails on these ids: not it
+      return false;
+    }
+  };
+  const auto named = [](const std::string& name) {
+    return "your scores are the scores of " + name + " (to 1e-9)";
+  };
+  Variant v;
+  v.no_positions = true;
+  if (is(v)) return named("the position vectors left out");
+  v = {}, v.positions_from_1 = true;
+  if (is(v)) return named("positions counted from 1");
+  v = {}, v.no_final_norm = true;
+  if (is(v)) return named("the final norm left out");
+  v = {}, v.no_mask = true;
+  if (is(v)) return named("the causal mask not passed to the blocks");
+  return "";
+}
+
+// Your scores on ids, checked against the library's; a product of the wrong shapes is a
+// failed check, naming the read-out when the shapes are exactly its.
+Tensor check_scores(const SmallGPT& m, const Tensor& ids) {
+  const exercise::Untouched inputs({{"ids", ids}, {"token.weight", m.token.weight}});
+  Tensor yours;
+  try {
+    yours = gpt_scores(m.weights(), ids);
+  } catch (const ShapeError& e) {
+    const std::string what = e.what();
+    const std::string stored = "@ " + to_string(m.token.weight.shape()) +
+                               ": inner sizes " + std::to_string(kWidth) + " and " +
+                               std::to_string(kVocabulary);
+    if (what.find(stored) != std::string::npos)
+      FAIL(
+          "the read-out met the token table as it is stored, [V, d]: this points to "
+          "the read-out not transposed (",
+          what, ")");
+    FAIL("a product of the wrong shapes: ", what);
+  }
+  const std::string changed = inputs.changed();
+  REQUIRE_MESSAGE(changed.empty(), changed);
+  REQUIRE_MESSAGE(yours.defined(), "your gpt_scores returned an undefined Tensor");
+  const std::string why = exercise::quietly(mistake_behind, m, ids, yours);
+  INFO(why);
+  CHECK(exercise::within(yours, library_scores(m, ids), 2 * scores_allowance(m, ids)));
+  return yours;
+}
+
+// Random token ids [N, n].
+Tensor random_ids(std::int64_t N, std::int64_t n, Generator& gen) {
+  return randint(0, kVocabulary, {N, n}, gen).to(DType::Int64);
+}
+
+// The library model's greedy writing, and the steps at which rounding could not change
+// its choice: the two highest scores further apart than twice their allowances.
+struct Written {
+  std::vector<std::int64_t> tokens;
+  std::vector<bool> decided;  // one per written token
+};
+
+enum class Writing { right, uncut, oldest_kept, first_position, not_fed_back };
+
+Written library_writing(const SmallGPT& m, std::vector<std::int64_t> tokens, int count,
+                        Writing how = Writing::right) {
+  Written w;
+  const std::vector<std::int64_t> prompt = tokens;
+  for (int i = 0; i < count; ++i) {
+    const std::vector<std::int64_t>& text =
+        how == Writing::not_fed_back ? prompt : tokens;
+    const std::int64_t n = how == Writing::uncut
+                               ? static_cast<std::int64_t>(text.size())
+                               : std::min<std::int64_t>(text.size(), kContext);
+    const auto from = how == Writing::oldest_kept ? text.begin() : text.end() - n;
+    const std::vector<double> window(from, from + n);
+    const Tensor ids = tensor(window, {1, n}, DType::Int64);
+    const std::int64_t at = how == Writing::first_position ? 0 : n - 1;
+    const Tensor scores = select(select(library_scores(m, ids), 0, 0), 0, at);  // [V]
+    const Tensor allowance = select(select(scores_allowance(m, ids), 0, 0), 0, at);
+    const MaxResult top = topk(scores, 2);
+    const double gap = top.values.at({0}) - top.values.at({1});
+    const double rounding =
+        2 * (allowance.at({static_cast<std::int64_t>(top.indices.at({0}))}) +
+             allowance.at({static_cast<std::int64_t>(top.indices.at({1}))}));
+    w.decided.push_back(gap > rounding);
+    tokens.push_back(static_cast<std::int64_t>(top.indices.at({0})));
+  }
+  w.tokens = tokens;
+  return w;
+}
+
+std::string writing_mistake(const SmallGPT& m, const std::vector<std::int64_t>& prompt,
+                            int count, const std::vector<std::int64_t>& yours) {
+  const auto is = [&](Writing how) {
+    try {
+      return library_writing(m, prompt, count, how).tokens == yours;
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  if (is(Writing::oldest_kept))
+    return "your tokens are those of the window cut to the first T tokens, not the "
+           "last";
+  if (is(Writing::first_position))
+    return "your tokens are those of the next token read from the first position's "
+           "scores";
+  if (is(Writing::not_fed_back))
+    return "your tokens are those of the written token not fed back";
+  return "";
+}
+}  // namespace
+
+// %%
+// The functions to write, in ``exercises/12_gpt/3_your_gpt.cpp`` (``GPTWeights`` is in
+// ``chapters/exercises/your_gpt.hpp``); they call ``pre_norm_block``, yours from
+// exercise 9.2 once that passes, until then the reference solution's:
+
+Tensor gpt_scores(const GPTWeights& gpt, const Tensor& ids);
+std::vector<std::int64_t> write_greedily(const GPTWeights& gpt,
+                                         std::vector<std::int64_t> tokens, int count);
+
+// %%
+// The tests.
+
+TEST_CASE("your GPT's scores for three windows of 6 tokens are the library GPT's") {
+  Generator gen(31);
+  const SmallGPT model(gen);
+  const Tensor yours = check_scores(model, random_ids(3, 6, gen));
+  CHECK(yours.shape() == Shape{3, 6, kVocabulary});
+}
+
+TEST_CASE(
+    "on a full window of T tokens your GPT's scores are the library's, and a "
+    "position's scores do not move when a later token changes") {
+  Generator gen(32);
+  const SmallGPT model(gen);
+  const Tensor ids = random_ids(2, kContext, gen);
+  const Tensor yours = check_scores(model, ids);
+  // The last token of each window changed: no earlier position may see it.
+  std::vector<double> other = ids.to_vector();
+  for (std::int64_t b = 0; b < 2; ++b) {
+    double& last = other[b * kContext + kContext - 1];
+    last = std::fmod(last + 1, static_cast<double>(kVocabulary));
+  }
+  const Tensor changed = tensor(other, ids.shape(), DType::Int64);
+  const Tensor earlier =
+      slice(gpt_scores(model.weights(), changed), 1, 0, kContext - 1);
+  const Tensor allowed = slice(2 * scores_allowance(model, ids), 1, 0, kContext - 1);
+  CHECK_MESSAGE(exercise::within(earlier, slice(yours, 1, 0, kContext - 1), allowed),
+                "the scores of positions 0 to T - 2 changed when only the last token "
+                "did: does every block get the causal mask?");
+}
+
+// %%
+// The writing test's model has learnt to count in threes (:math:`3, 6, 9, \ldots`,
+// wrapping round after 39), so what it writes shows whether it read the right tokens.
+// Writing 14 tokens after a prompt of 3 runs past the context of 8, so a right answer
+// must cut its window.
+
+TEST_CASE(
+    "your GPT writes the library GPT's tokens, one by one, where rounding cannot "
+    "decide, and returns the prompt followed by them") {
+  Generator gen(33);
+  const SmallGPT& model = counting_model();
+  const std::vector<std::int64_t> prompt = {3, 6, 9};
+  const int count = 14;
+  std::vector<std::int64_t> yours;
+  try {
+    yours = write_greedily(model.weights(), prompt, count);
+  } catch (const IndexError& e) {
+    // An id past the position table: the window or the positions. Which, the scores of
+    // a full window say.
+    bool full_window_works = true;
+    try {
+      gpt_scores(model.weights(), random_ids(1, kContext, gen));
+    } catch (const std::exception&) {
+      full_window_works = false;
+    }
+    if (full_window_works)
+      FAIL(
+          "a window ran past the position table though a window of T tokens works: "
+          "this points to the window not cut to the context (",
+          e.what(), ")");
+    FAIL("writing stopped: ", e.what());
+  }
+  const Written library = library_writing(model, prompt, count);
+  const std::string why =
+      exercise::quietly(writing_mistake, model, prompt, count, yours);
+  INFO(why);
+  REQUIRE_MESSAGE(yours.size() == prompt.size() + count, "you returned ", yours.size(),
+                  " tokens; the prompt's ", prompt.size(), " and ", count,
+                  " written were expected");
+  CHECK_MESSAGE(std::equal(prompt.begin(), prompt.end(), yours.begin()),
+                "your tokens do not begin with the prompt");
+  // The test's own premise: at every step the library's choice is clear of rounding.
+  REQUIRE(std::count(library.decided.begin(), library.decided.end(), true) == count);
+  for (int i = 0; i < count; ++i) {
+    const std::size_t at = prompt.size() + i;
+    INFO("written token ", i, ": yours ", yours[at], ", the library's ",
+         library.tokens[at]);
+    REQUIRE(yours[at] == library.tokens[at]);
+  }
+}
+
+// %%
+// Last, your GPT learns. The same model, from the same start, is trained through your
+// ``gpt_scores`` exactly as the writing test's model was trained through the library's:
+// gradients flow back through every piece you wrote. Counting in threes, from a prompt
+// of three, it must then write the count on, every one of 14 tokens.
+
+TEST_CASE(
+    "your GPT, trained through your gpt_scores to count in threes, writes the count on "
+    "for 14 tokens") {
+  Generator gen(34);
+  SmallGPT model(gen);
+  const auto yours = [&](const Tensor& ids) {
+    const Tensor scores = gpt_scores(model.weights(), ids);
+    REQUIRE_MESSAGE(scores.defined(), "your gpt_scores returned an undefined Tensor");
+    return scores;
+  };
+  teach_counting(model, yours, gen);
+  const std::vector<std::int64_t> prompt = {3, 6, 9};
+  std::vector<std::int64_t> expected = prompt;
+  for (int i = 0; i < 14; ++i) expected.push_back((expected.back() + 3) % kVocabulary);
+  const std::vector<std::int64_t> written = write_greedily(model.weights(), prompt, 14);
+  CHECK(written == expected);
+}
