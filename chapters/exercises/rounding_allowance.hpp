@@ -1,5 +1,5 @@
-// How far rounding alone may put a right answer's attention from the library's, element
-// by element. The exercises of "your own GPT" compare your arithmetic with the
+// How far rounding alone may put a right answer's attention (and block, and GPT) from
+// the library's, element by element. The exercises of "your own GPT" compare your arithmetic with the
 // library's, and a right answer may do it in another order (divide by √d after the
 // product instead of before, add a sum's terms in another order, loop over heads where
 // the library batches them), so they cannot ask for the same bits; but they must not

@@ -26,7 +26,9 @@
 // allowance of ``chapters/exercises/rounding_allowance.hpp``, carried block by block
 // through the stack; and your writing to the library model's, token for token, at
 // every step where the library's two highest scores are further apart than twice
-// their allowances, where no rounding can change which is higher.
+// their allowances, where no rounding can change which is higher. Last, your GPT must
+// learn: trained through your ``gpt_scores`` to count in threes, it must write the
+// count on.
 
 // %% hint
 // Follow one window's shape: ``[N, n]`` ids become ``[N, n, d]`` vectors, stay

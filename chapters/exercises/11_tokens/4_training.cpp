@@ -1,0 +1,217 @@
+// Exercise 11.4 · Training byte-pair encoding, merge for merge
+// ============================================================
+//
+// Write the whole of byte-pair training, section 4's way, and make it learn exactly
+// the merges :cpp:func:`litgrad::BPETokenizer::train` learns. ``train_bpe(text,
+// vocab_size)`` returns the merges, in order: merge :math:`k` joins a pair of tokens
+// ``(left, right)`` into the new token :math:`256 + k`.
+//
+// 1. Cut the text into pieces with :cpp:func:`litgrad::pretokenize`; keep each distinct
+//    piece once, as its bytes (token ids 0 to 255), with the number of times it occurs.
+// 2. Count every pair of neighbouring tokens within the pieces, each piece's pairs
+//    weighted by its number of occurrences, by section 3's rule: a pair's count is the
+//    number of occurrences a replacement from left to right would replace (in ``a a
+//    a`` the pair ``(a, a)`` counts once).
+// 3. Take the pair with the largest count; between equal counts, the one with the
+//    smaller left id, then the smaller right id. Replace its occurrences in every
+//    piece, left to right, by the next id, and record it.
+// 4. Repeat until there are ``vocab_size - 256`` merges, or stop early when no piece
+//    has a pair left.
+//
+// The tests compare your merges with the library's, merge for merge, on texts made to
+// tell the rules apart and on 20,000 generated words of an invented language, and
+// check that you stop when nothing is left to merge.
+
+// %% hint
+// Keep the pieces as a ``std::map`` from their bytes to their number of occurrences,
+// then as a list of (tokens, weight). A ``std::map`` keyed by the pair visits pairs in
+// order of (left, right), which is the tie rule if you keep the first of equal counts.
+// Count within each piece, never across the end of one piece and the start of the next.
+
+// %% fold: includes, the library's training, and the mistakes' own merges
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <litgrad/litgrad.hpp>
+
+#include "exercise_checks.hpp"
+
+using namespace litgrad;
+
+using Merges = std::vector<std::pair<std::int64_t, std::int64_t>>;
+Merges train_bpe(std::string_view text, std::int64_t vocab_size);  // yours, below
+
+namespace {
+Merges library_merges(std::string_view text, std::int64_t vocab_size) {
+  BPETokenizer tokenizer;
+  tokenizer.train(text, vocab_size);
+  return tokenizer.merges();
+}
+
+// Byte-pair training with the catalogued mistakes as switches.
+struct Variant {
+  bool overlaps = false;      // every adjacent pair counted, overlaps included
+  bool last_tie = false;      // ties go to the larger ids
+  bool across = false;        // the pieces joined into one text
+  bool unweighted = false;    // each distinct piece counted once
+  std::int64_t short_by = 0;  // merges left out at the end
+};
+
+Merges variant_merges(std::string_view text, std::int64_t vocab_size,
+                      const Variant& v) {
+  using Tokens = std::vector<std::int64_t>;
+  std::map<std::string, std::int64_t> distinct;
+  for (std::string_view piece : pretokenize(text)) ++distinct[std::string(piece)];
+  std::vector<std::pair<Tokens, std::int64_t>> pieces;
+  if (v.across) {
+    pieces.push_back({Tokens(text.begin(), text.end()), 1});
+    for (auto& t : pieces.back().first) t = static_cast<unsigned char>(t);
+  } else {
+    for (const auto& [bytes, n] : distinct) {
+      Tokens t;
+      for (unsigned char c : bytes) t.push_back(c);
+      pieces.push_back({t, v.unweighted ? 1 : n});
+    }
+  }
+  Merges merges;
+  for (std::int64_t id = 256; id < vocab_size - v.short_by; ++id) {
+    std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> counts;
+    for (const auto& [t, n] : pieces)
+      for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+        counts[{t[i], t[i + 1]}] += n;
+        if (!v.overlaps && i + 2 < t.size() && t[i] == t[i + 1] && t[i + 1] == t[i + 2])
+          ++i;
+      }
+    std::pair<std::int64_t, std::int64_t> best;
+    std::int64_t most = 0;
+    for (const auto& [pair, count] : counts)
+      if (count > most || (v.last_tie && count == most && count > 0))
+        best = pair, most = count;
+    if (most == 0) break;
+    merges.push_back(best);
+    for (auto& [t, n] : pieces) {
+      Tokens merged;
+      for (std::size_t i = 0; i < t.size(); ++i) {
+        if (i + 1 < t.size() && t[i] == best.first && t[i + 1] == best.second) {
+          merged.push_back(id);
+          ++i;
+        } else {
+          merged.push_back(t[i]);
+        }
+      }
+      t = merged;
+    }
+  }
+  return merges;
+}
+
+std::string mistake_behind(std::string_view text, std::int64_t vocab_size,
+                           const Merges& yours) {
+  const auto is = [&](const Variant& v) {
+    return yours == variant_merges(text, vocab_size, v);
+  };
+  const auto named = [](const std::string& name) {
+    return "your merges are exactly those of " + name;
+  };
+  Variant v;
+  v.overlaps = true;
+  if (is(v)) return named("overlapping pairs counted twice");
+  v = {}, v.last_tie = true;
+  if (is(v)) return named("ties given to the larger ids");
+  v = {}, v.across = true;
+  if (is(v)) return named("pairs counted across pieces");
+  v = {}, v.unweighted = true;
+  if (is(v)) return named("each distinct piece counted once");
+  v = {}, v.short_by = 1;
+  if (is(v)) return named("one merge too few");
+  return "";
+}
+
+std::string shown(const std::pair<std::int64_t, std::int64_t>& p) {
+  return "(" + std::to_string(p.first) + ", " + std::to_string(p.second) + ")";
+}
+
+// Your merges against the library's: the first that differs, with both, and the
+// catalogued mistake whose merges yours are, if any.
+void check_merges(std::string_view text, std::int64_t vocab_size) {
+  const Merges yours = train_bpe(text, vocab_size);
+  const Merges expected = library_merges(text, vocab_size);
+  const std::string why = exercise::quietly(mistake_behind, text, vocab_size, yours);
+  std::string where;
+  for (std::size_t k = 0; k < std::min(yours.size(), expected.size()); ++k)
+    if (yours[k] != expected[k]) {
+      where = "merge " + std::to_string(k) + " is " + shown(yours[k]) + " where " +
+              shown(expected[k]) + " was expected";
+      break;
+    }
+  if (where.empty() && yours.size() != expected.size())
+    where = std::to_string(yours.size()) + " merges where " +
+            std::to_string(expected.size()) + " were expected";
+  INFO(why);
+  INFO(where);
+  CHECK(yours == expected);
+}
+
+// `n` words of an invented language: syllables of a consonant and a vowel, two to
+// five of them, some words far more common than others, with spaces, commas and
+// digits between.
+std::string invented_text(std::int64_t n, std::uint64_t seed) {
+  Generator gen(seed);
+  const std::string consonants = "bdklmnprst", vowels = "aeiou";
+  std::vector<std::string> lexicon;
+  for (int w = 0; w < 300; ++w) {
+    std::string word;
+    for (std::int64_t s = 0, len = 2 + gen.randint(0, 4); s < len; ++s)
+      word +=
+          std::string(1, consonants[gen.randint(0, 10)]) + vowels[gen.randint(0, 5)];
+    lexicon.push_back(word);
+  }
+  std::string text;
+  for (std::int64_t i = 0; i < n; ++i) {
+    // Word w with probability falling as 1/(w + 1): the square of a uniform index.
+    const std::int64_t r = gen.randint(0, 300);
+    text += (i ? " " : "") + lexicon[r * gen.randint(0, 300) / 300];
+    if (gen.randint(0, 12) == 0) text += ",";
+    if (gen.randint(0, 40) == 0) text += " " + std::to_string(gen.randint(0, 2000));
+  }
+  return text;
+}
+}  // namespace
+
+// %%
+// The function to write, in ``exercises/11_tokens/4_training.cpp``:
+
+Merges train_bpe(std::string_view text, std::int64_t vocab_size);
+
+// %%
+// The tests.
+
+TEST_CASE(
+    "runs of one byte: aaaa counts (a, a) twice and aaa once, as the library does") {
+  check_merges("aaa aaaa aaa baaab aaaab", 262);
+}
+
+TEST_CASE("ties go to the smaller left id, then the smaller right id") {
+  check_merges("xy yz zx xy yz zx ab ba", 262);
+}
+
+TEST_CASE(
+    "no pair is counted across two pieces, and each distinct piece counts as often "
+    "as it occurs") {
+  check_merges("ab ab ab cd cd, cd cd cd cd... ef ef", 264);
+}
+
+TEST_CASE("20,000 words of an invented language: the same 600 merges, in order") {
+  check_merges(invented_text(20000, 5), 856);
+}
+
+TEST_CASE(
+    "asked for more merges than the text allows, training stops when none is left") {
+  check_merges("abc abc ab", 300);
+}
