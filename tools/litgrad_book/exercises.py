@@ -60,11 +60,21 @@ def uses(spec):
     return re.findall(r"\d\d\.\d+", found.group(1)) if found else []
 
 
-def all_exercises(root):
-    """Every exercise of the book at ``root``, in order."""
-    return [Exercise(p) for p in sorted(glob.glob(os.path.join(root, "chapters", "exercises", "[0-9][0-9]_*",
-                                                              "[0-9]_*.cpp")))
-            if not p.endswith((".starter.cpp", ".solution.cpp"))]
+def all_exercises(root, skipped=None):
+    """Every exercise of the book at ``root``, in order. With a list ``skipped``, an exercise
+    whose file does not read is left out and its error appended there, instead of raising a
+    ``reader.SourceError``: a reader checking one exercise is not stopped by another's file."""
+    found = []
+    for p in sorted(glob.glob(os.path.join(root, "chapters", "exercises", "[0-9][0-9]_*", "[0-9]_*.cpp"))):
+        if p.endswith((".starter.cpp", ".solution.cpp")):
+            continue
+        try:
+            found.append(Exercise(p))
+        except reader.SourceError as e:
+            if skipped is None:
+                raise
+            skipped.append(str(e))
+    return found
 
 
 def select(exercises, which):

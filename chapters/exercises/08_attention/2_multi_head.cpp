@@ -8,7 +8,9 @@
 // ``multi_head_attention(x, layer, mask)``, which computes what ``layer(x, x, x)``
 // gives with the same mask, every step yours, taking from ``layer`` only its weights.
 //
-// ``x`` is ``[L, E]`` or ``[B, L, E]``; ``layer`` has :math:`H` heads
+// ``x`` is ``[L, E]`` or ``[B, L, E]``, batch first whatever the layer's options say
+// (the tests' layers are built ``batch_first``, so that ``layer(x, x, x)`` reads it so
+// too; section 5 shows what the default layer would do); ``layer`` has :math:`H` heads
 // (``layer.num_heads``) of :math:`d = E / H` features each, and keeps its weights as
 // torch does, each projection as ``[out, in]`` so that a token :math:`x` (a row)
 // becomes :math:`x W^T + b`:

@@ -2,6 +2,7 @@
 // and write_greedily below, calling your pre_norm_block of exercise 9.2, then run
 // `tools/exercise check 12.3`.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
