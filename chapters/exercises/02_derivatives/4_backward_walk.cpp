@@ -119,13 +119,23 @@ std::vector<double> gradients(const Build& build, const Walk& w) {
   return g.grads();
 }
 
-// Your walk on the expression against the chain rule's gradients (the right walk), and
-// the catalogued wrong walk whose gradients yours are, when exactly one is.
-void check_walk(const Build& build) {
+// The expressions the tests build (below).
+const std::vector<Build>& expressions();
+
+// Your walk's gradients on the expression.
+std::vector<double> your_gradients(const Build& build) {
   Graph g;
   Node* result = build(g);
   backward(*result);
-  const std::vector<double> yours = g.grads(), expected = gradients(build, {});
+  return g.grads();
+}
+
+// Your walk on the expression against the chain rule's gradients (the right walk). A
+// catalogued wrong walk is named only when it gives your gradients on every expression
+// the tests build, not only on this one, and no other does.
+void check_walk(const Build& build) {
+  const std::vector<double> yours = your_gradients(build);
+  const std::vector<double> expected = gradients(build, {});
   const std::vector<std::pair<Walk, std::string>> mistakes = {
       {{true, false, false, false, false}, "a gradient overwritten, not added to"},
       {{false, true, false, false, false}, "the walk gone through forwards"},
@@ -133,8 +143,16 @@ void check_walk(const Build& build) {
       {{false, false, false, true, false}, "a node visited once per path"},
       {{false, false, false, false, true}, "nodes pushed in breadth-first order"}};
   std::vector<std::string> matching;
-  for (const auto& [w, name] : mistakes)
-    if (gradients(build, w) == yours && yours != expected) matching.push_back(name);
+  if (yours != expected) {
+    std::vector<std::vector<double>> all;
+    for (const Build& b : expressions()) all.push_back(your_gradients(b));
+    for (const auto& [w, name] : mistakes) {
+      bool same = true;
+      for (std::size_t k = 0; k < expressions().size() && same; ++k)
+        same = gradients(expressions()[k], w) == all[k];
+      if (same) matching.push_back(name);
+    }
+  }
   const std::string why =
       matching.size() == 1 ? "your gradients are exactly those of " + matching[0] : "";
   INFO(why);
@@ -151,53 +169,62 @@ void backward(Node& result);
 // %%
 // The tests.
 
+namespace {
+const std::vector<Build>& expressions() {
+  static const std::vector<Build> all = {
+      [](Graph& g) {  // a * b + a
+        Node *a = g.leaf(3), *b = g.leaf(-2);
+        return g.add(g.mul(a, b), a);
+      },
+      [](Graph& g) {  // (a + b) * (a * b)
+        Node *a = g.leaf(1.5), *b = g.leaf(2);
+        return g.mul(g.add(a, b), g.mul(a, b));
+      },
+      [](Graph& g) {  // (a * a) * c
+        Node *a = g.leaf(-2.5), *c = g.leaf(4);
+        return g.mul(g.mul(a, a), c);
+      },
+      [](Graph& g) {  // (a + a + ... + a) * 2, fifty a's, and a * 7 unused
+        Node* a = g.leaf(0.5);
+        g.mul(a, g.leaf(7));
+        Node* sum = a;
+        for (int i = 1; i < 50; ++i) sum = g.add(sum, a);
+        return g.mul(sum, g.leaf(2));
+      },
+      [](Graph& g) {  // each node the sum of the two before it, 30 times
+        Node *x = g.leaf(1), *y = g.leaf(1);
+        for (int i = 0; i < 30; ++i) {
+          Node* next = g.add(x, y);
+          x = y, y = next;
+        }
+        return y;
+      }};
+  return all;
+}
+}  // namespace
+
 TEST_CASE("a * b + a: a is reached twice, so its gradient is b + 1") {
-  check_walk([](Graph& g) {
-    Node *a = g.leaf(3), *b = g.leaf(-2);
-    return g.add(g.mul(a, b), a);
-  });
+  check_walk(expressions()[0]);
 }
 
 TEST_CASE(
     "a diamond, (a + b) * (a * b): every path to a adds its share, whatever order the "
     "walk takes") {
-  check_walk([](Graph& g) {
-    Node *a = g.leaf(1.5), *b = g.leaf(2);
-    Node* s = g.add(a, b);
-    Node* p = g.mul(a, b);
-    return g.mul(s, p);
-  });
+  check_walk(expressions()[1]);
 }
 
 TEST_CASE("a square, a * a, lists a twice: its gradient is 2a") {
-  check_walk([](Graph& g) {
-    Node* a = g.leaf(-2.5);
-    Node* c = g.leaf(4);
-    return g.mul(g.mul(a, a), c);
-  });
+  check_walk(expressions()[2]);
 }
 
 TEST_CASE(
     "fifty copies of one node added in a chain: its gradient is 50, and a node the "
     "result was not made from keeps 0") {
-  check_walk([](Graph& g) {
-    Node* a = g.leaf(0.5);
-    g.mul(a, g.leaf(7));  // never used by the result
-    Node* sum = a;
-    for (int i = 1; i < 50; ++i) sum = g.add(sum, a);
-    return g.mul(sum, g.leaf(2));
-  });
+  check_walk(expressions()[3]);
 }
 
 TEST_CASE(
     "a deep chain, each step the sum of the two before it: every node's gradient a "
     "count of the paths from it to the result") {
-  check_walk([](Graph& g) {
-    Node *x = g.leaf(1), *y = g.leaf(1);
-    for (int i = 0; i < 30; ++i) {
-      Node* next = g.add(x, y);
-      x = y, y = next;
-    }
-    return y;
-  });
+  check_walk(expressions()[4]);
 }

@@ -71,18 +71,18 @@ Merge variant_step(std::vector<std::int64_t>& tokens, std::int64_t new_id,
   for (const auto& [pair, count] : counts)
     if (count > best.count || (v.last_tie && count == best.count))
       best = {pair.first, pair.second, count};
-  std::vector<std::int64_t> merged;
+  std::vector<std::int64_t> out;
   const std::size_t end = v.drop_last ? tokens.size() - 1 : tokens.size();
   for (std::size_t i = 0; i < end; ++i) {
     if (i + 1 < tokens.size() && tokens[i] == best.left &&
         tokens[i + 1] == best.right) {
-      merged.push_back(new_id);
+      out.push_back(new_id);
       if (!v.reread) ++i;
     } else {
-      merged.push_back(tokens[i]);
+      out.push_back(tokens[i]);
     }
   }
-  tokens = merged;
+  tokens = out;
   return best;
 }
 
