@@ -12,11 +12,6 @@ struct AdamState {
 void adam_step(std::vector<double>& x, AdamState& state,
                const std::vector<double>& gradient, double lr, double beta1,
                double beta2, double eps) {
-  ++state.t;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    state.m[i] = beta1 * state.m[i] + (1 - beta1) * gradient[i];
-    state.v[i] = beta2 * state.v[i] + (1 - beta2) * gradient[i] * gradient[i];
-    // The running averages are used as they are: the bias correction is missing.
-    x[i] -= lr * state.m[i] / (std::sqrt(state.v[i]) + eps);
-  }
+  (void)x, (void)state, (void)gradient, (void)lr, (void)beta1, (void)beta2, (void)eps;
+  // your step here
 }

@@ -7,9 +7,6 @@
 // together exceeds max_norm; returns |g|.
 double clip_by_total_norm(std::vector<std::vector<double>>& gradients,
                           double max_norm) {
-  (void)max_norm;
-  double squares = 0;
-  for (const auto& g : gradients)
-    for (double x : g) squares += x * x;
-  return squares;  // a first attempt: the square of the length, and nothing clipped yet
+  (void)gradients, (void)max_norm;
+  return 0;  // your clipping here: the length of all the gradients together
 }
