@@ -120,6 +120,27 @@ std::string quietly(Describe describe, const Arguments&... arguments) {
   }
 }
 
+// The catalogued mistake an answer's output is: the name of the one mistake among
+// `mistakes` (each a description of how it computes, and its name) for which
+// `is_its(description)` says the answer's output is that mistake's, or "" when none is
+// or several are (naming one of several could name a mistake the reader did not make).
+// A description that throws on the tests' input is not the answer's.
+template <class Description, class IsIts>
+std::string the_mistake(
+    const std::vector<std::pair<Description, std::string>>& mistakes, IsIts is_its) {
+  std::string found;
+  int matching = 0;
+  for (const auto& [description, name] : mistakes) {
+    bool its = false;
+    try {
+      its = is_its(description);
+    } catch (const std::exception&) {
+    }
+    if (its) found = name, ++matching;
+  }
+  return matching == 1 ? found : "";
+}
+
 // Whether `yours` has the shape of `expected` and every element within `absolute` plus
 // `relative` times the expected element's size (both 0: equal bit for bit; NaN agrees
 // only with NaN).

@@ -1,9 +1,9 @@
 // How far rounding alone may put a right answer's attention (and block, and GPT) from
-// the library's, element by element. The exercises of "your own GPT" compare your arithmetic with the
-// library's, and a right answer may do it in another order (divide by √d after the
-// product instead of before, add a sum's terms in another order, loop over heads where
-// the library batches them), so they cannot ask for the same bits; but they must not
-// let a wrong answer through either.
+// the library's, element by element. The exercises of "your own GPT" compare your
+// arithmetic with the library's, and a right answer may do it in another order (divide
+// by √d after the product instead of before, add a sum's terms in another order, loop
+// over heads where the library batches them), so they cannot ask for the same bits; but
+// they must not let a wrong answer through either.
 //
 // The bound. A floating-point sum of n products, added in any order, lies within
 // γ_n = n·u/(1 - n·u) of the sum of the products' sizes from the exact sum (u = 2⁻⁵³;

@@ -142,19 +142,17 @@ void check_walk(const Build& build) {
       {{false, false, true, false, false}, "the result's gradient not set to 1"},
       {{false, false, false, true, false}, "a node visited once per path"},
       {{false, false, false, false, true}, "nodes pushed in breadth-first order"}};
-  std::vector<std::string> matching;
+  std::string why;
   if (yours != expected) {
     std::vector<std::vector<double>> all;
     for (const Build& b : expressions()) all.push_back(your_gradients(b));
-    for (const auto& [w, name] : mistakes) {
-      bool same = true;
-      for (std::size_t k = 0; k < expressions().size() && same; ++k)
-        same = gradients(expressions()[k], w) == all[k];
-      if (same) matching.push_back(name);
-    }
+    const std::string name = exercise::the_mistake(mistakes, [&](const Walk& w) {
+      for (std::size_t k = 0; k < expressions().size(); ++k)
+        if (gradients(expressions()[k], w) != all[k]) return false;
+      return true;
+    });
+    if (!name.empty()) why = "your gradients are exactly those of " + name;
   }
-  const std::string why =
-      matching.size() == 1 ? "your gradients are exactly those of " + matching[0] : "";
   INFO(why);
   CHECK_MESSAGE(exercise::agrees(yours, expected),
                 "the gradients of the nodes in the order they were made");

@@ -38,6 +38,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -85,41 +86,37 @@ std::string mistake_behind(const Tensor& x, const HeadProjections& p,
   const Tensor Q0 = matmul(x, p.W_q), K0 = matmul(x, p.W_k);
   const Tensor V0 = matmul(x, p.W_v);
   const Tensor Q = Q0 + p.b_q, K = K0 + p.b_k, V = V0 + p.b_v;
-  const double d = static_cast<double>(p.W_q.size(-1));
-  const double E = static_cast<double>(x.size(-1));
-  const auto is = [&](const Tensor& theirs) {
-    return bool(exercise::agrees(yours, theirs, 1e-9));
+  const double d = std::sqrt(static_cast<double>(p.W_q.size(-1)));  // √d
+  const double E = std::sqrt(static_cast<double>(x.size(-1)));      // √E
+  const Tensor scores = matmul(Q, transpose(K, -2, -1)) / d;
+  const auto after_softmax = [&] {  // the mask's zeros applied to the weights
+    if (!mask.defined()) throw ValueError("no mask");
+    return matmul(softmax(scores, -1) * (mask == 0.0).to(DType::Float64), V);
   };
-  const auto named = [](const std::string& name) {
-    return "your output is the output of " + name + " (to 1e-9)";
+  const auto unshifted = [&] {  // e^s / Σ e^s
+    const Tensor e = exp(mask.defined() ? scores + mask : scores);
+    return matmul(e / sum(e, {-1}, true), V);
   };
-  if (is(attend(Q, K, V, 1.0, mask)))
-    return named("the scores not divided by the square root of d");
-  if (is(attend(Q, K, V, std::sqrt(E), mask)))
-    return named("the scores divided by the square root of E, not of d") +
-           ": d is the width of a query, not of a token";
-  if (is(attend(Q, K, V, std::sqrt(d), mask, -2)))
-    return named("softmax along the queries");
-  if (is(attend(Q, K, K, std::sqrt(d), mask))) return named("the keys used as values");
-  if (is(attend(K, Q, V, std::sqrt(d), mask))) return named("queries and keys swapped");
-  if (is(attend(Q0, K0, V0, std::sqrt(d), mask)))
-    return named("a bias left out (all three of them)");
-  if (is(attend(Q, K, V0, std::sqrt(d), mask)))
-    return named("a bias left out (the value's)");
-  if (is(attend(Q0, K, V, std::sqrt(d), mask)))
-    return named("a bias left out (the query's)");
-  Tensor scores = matmul(Q, transpose(K, -2, -1)) / std::sqrt(d);
-  if (mask.defined()) {
-    const Tensor unmasked = softmax(scores, -1);
-    if (is(matmul(unmasked * (mask == 0.0).to(DType::Float64), V)))
-      return named("the mask applied after the softmax");
-    scores = scores + mask;
-  }
-  const Tensor e = exp(scores);
-  if (is(matmul(e / sum(e, {-1}, true), V)))
-    return named("a softmax without the max shift") +
-           ": e^s overflows to inf once a score passes 709";
-  return "";
+  const std::vector<std::pair<std::function<Tensor()>, std::string>> mistakes = {
+      {[&] { return attend(Q, K, V, 1.0, mask); },
+       "the scores not divided by the square root of d"},
+      {[&] { return attend(Q, K, V, E, mask); },
+       "the scores divided by the square root of E, not of d: d is the width of a "
+       "query, not of a token"},
+      {[&] { return attend(Q, K, V, d, mask, -2); }, "softmax along the queries"},
+      {[&] { return attend(Q, K, K, d, mask); }, "the keys used as values"},
+      {[&] { return attend(K, Q, V, d, mask); }, "queries and keys swapped"},
+      {[&] { return attend(Q0, K0, V0, d, mask); }, "a bias left out (all three)"},
+      {[&] { return attend(Q, K, V0, d, mask); }, "a bias left out (the value's)"},
+      {[&] { return attend(Q0, K, V, d, mask); }, "a bias left out (the query's)"},
+      {after_softmax, "the mask applied after the softmax"},
+      {unshifted,
+       "a softmax without the max shift: e^s overflows to inf once a score passes "
+       "709"}};
+  const std::string name = exercise::the_mistake(mistakes, [&](const auto& f) {
+    return bool(exercise::agrees(yours, f(), 1e-9));
+  });
+  return name.empty() ? "" : "your output is the output of " + name + " (to 1e-9)";
 }
 
 // Your head on x: run with copies of what it is handed kept, so that a head that

@@ -120,25 +120,18 @@ Tensor variant_block(const nn::TransformerEncoderLayer& layer, const Tensor& x,
 std::string mistake_behind(const nn::TransformerEncoderLayer& layer, const Tensor& x,
                            const Tensor& mask, const Tensor& yours) {
   NoGradGuard no_grad;
-  const auto is = [&](const Variant& v) {
-    const Tensor theirs = variant_block(layer, x, mask, v);
-    return yours.shape() == theirs.shape() && max(abs(yours - theirs)).item() <= 1e-9;
-  };
-  const auto named = [](const std::string& name) {
-    return "your output is the output of " + name + " (to 1e-9)";
-  };
-  Variant v;
-  v.mask_dropped = true;
-  if (mask.defined() && is(v)) return named("the mask not passed to the attention");
-  v = {}, v.norm1_twice = true;
-  if (is(v)) return named("norm1 used where norm2 belongs");
-  v = {}, v.relu = true;
-  if (is(v)) return named("relu where the layer uses GELU");
-  v = {}, v.attention_dropped = true;
-  if (is(v)) return named("the attention's output dropped from the second residual");
-  v = {}, v.added_to_normalised = true;
-  if (is(v)) return named("the attention's output added to the normalised stream");
-  return "";
+  const std::vector<std::pair<Variant, std::string>> mistakes = {
+      {{true, false, false, false, false}, "the mask not passed to the attention"},
+      {{false, true, false, false, false}, "norm1 used where norm2 belongs"},
+      {{false, false, true, false, false}, "relu where the layer uses GELU"},
+      {{false, false, false, true, false},
+       "the attention's output dropped from the second residual"},
+      {{false, false, false, false, true},
+       "the attention's output added to the normalised stream"}};
+  const std::string name = exercise::the_mistake(mistakes, [&](const Variant& v) {
+    return bool(exercise::agrees(yours, variant_block(layer, x, mask, v), 1e-9));
+  });
+  return name.empty() ? "" : "your output is the output of " + name + " (to 1e-9)";
 }
 
 // Your block against the layer's own forward.

@@ -210,10 +210,9 @@ std::string mistake_behind(std::uint64_t seed, const LoopOptions& o, const Run& 
       {{false, false, true, false, false}, "validation measured in training mode"},
       {{false, false, false, true, false}, "the model left in evaluation mode"},
       {{false, false, false, false, true}, "the step taken before backpropagating"}};
-  std::vector<std::string> matching;
-  for (const auto& [v, name] : mistakes)
-    if (same(run(seed, o, &v), yours)) matching.push_back(name);
-  return matching.size() == 1 ? "your run is exactly that of " + matching[0] : "";
+  const std::string name = exercise::the_mistake(
+      mistakes, [&](const Variant& v) { return same(run(seed, o, &v), yours); });
+  return name.empty() ? "" : "your run is exactly that of " + name;
 }
 
 // Your loop against the reference, from the same start on the same batches.

@@ -96,21 +96,19 @@ std::string shown(const Merge& m) {
 void check_step(const std::vector<std::int64_t>& tokens, std::int64_t new_id) {
   std::vector<std::int64_t> yours = tokens, expected = tokens;
   const Merge m = merge_step(yours, new_id), e = variant_step(expected, new_id, {});
-  std::string why;
   const std::vector<std::pair<Variant, std::string>> mistakes = {
       {{true, false, false, false}, "overlapping pairs counted twice in 'aaa'"},
       {{false, true, false, false}, "ties go to the last pair seen"},
       {{false, false, true, false}, "the merged pair's right token read again"},
       {{false, false, false, true}, "the last token dropped"}};
-  for (const auto& [v, name] : mistakes) {
+  const std::string name = exercise::the_mistake(mistakes, [&](const Variant& v) {
     std::vector<std::int64_t> theirs = tokens;
     const Merge t = variant_step(theirs, new_id, v);
-    if (t.left == m.left && t.right == m.right && t.count == m.count &&
-        theirs == yours) {
-      why = "your merge and sequence are exactly those of " + name;
-      break;
-    }
-  }
+    return t.left == m.left && t.right == m.right && t.count == m.count &&
+           theirs == yours;
+  });
+  const std::string why =
+      name.empty() ? "" : "your merge and sequence are exactly those of " + name;
   INFO(why);
   INFO("on ", exercise::number(static_cast<double>(tokens.size())),
        " tokens: your merge is ", shown(m), ", the right one ", shown(e));

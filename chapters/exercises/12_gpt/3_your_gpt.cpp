@@ -210,26 +210,15 @@ Tensor scores_allowance(const SmallGPT& m, const Tensor& ids) {
 }
 
 std::string mistake_behind(const SmallGPT& m, const Tensor& ids, const Tensor& yours) {
-  const auto is = [&](const Variant& v) {
-    try {
-      return bool(exercise::agrees(yours, library_scores(m, ids, v), 1e-9));
-    } catch (const std::exception&) {  // that mistake fails on these ids: not it
-      return false;
-    }
-  };
-  const auto named = [](const std::string& name) {
-    return "your scores are the scores of " + name + " (to 1e-9)";
-  };
-  Variant v;
-  v.no_positions = true;
-  if (is(v)) return named("the position vectors left out");
-  v = {}, v.positions_from_1 = true;
-  if (is(v)) return named("positions counted from 1");
-  v = {}, v.no_final_norm = true;
-  if (is(v)) return named("the final norm left out");
-  v = {}, v.no_mask = true;
-  if (is(v)) return named("the causal mask not passed to the blocks");
-  return "";
+  const std::vector<std::pair<Variant, std::string>> mistakes = {
+      {{true, false, false, false}, "the position vectors left out"},
+      {{false, true, false, false}, "positions counted from 1"},
+      {{false, false, true, false}, "the final norm left out"},
+      {{false, false, false, true}, "the causal mask not passed to the blocks"}};
+  const std::string name = exercise::the_mistake(mistakes, [&](const Variant& v) {
+    return bool(exercise::agrees(yours, library_scores(m, ids, v), 1e-9));
+  });
+  return name.empty() ? "" : "your scores are the scores of " + name + " (to 1e-9)";
 }
 
 // Your scores on ids, checked against the library's; a product of the wrong shapes is a
@@ -312,8 +301,8 @@ Written library_writing(const SmallGPT& m, std::vector<std::int64_t> tokens, int
   return w;
 }
 
-// The catalogued writing mistake whose tokens yours are, named only when no other
-// catalogued mistake writes the same tokens here.
+// The catalogued writing mistake whose tokens yours are (exercise::the_mistake names
+// one only when no other catalogued mistake writes the same tokens here).
 std::string writing_mistake(const SmallGPT& m, const std::vector<std::int64_t>& prompt,
                             int count, const std::vector<std::int64_t>& yours) {
   const std::vector<std::pair<Writing, std::string>> mistakes = {
@@ -322,15 +311,10 @@ std::string writing_mistake(const SmallGPT& m, const std::vector<std::int64_t>& 
       {Writing::first_position, "the next token read from the first position's scores"},
       {Writing::not_fed_back, "the written token not fed back"},
       {Writing::newest_only, "only the newest token fed back"}};
-  std::vector<std::string> matching;
-  for (const auto& [how, name] : mistakes) {
-    try {
-      if (library_writing(m, prompt, count, how).tokens == yours)
-        matching.push_back(name);
-    } catch (const std::exception&) {  // that mistake fails here: not it
-    }
-  }
-  return matching.size() == 1 ? "your tokens are those of " + matching[0] : "";
+  const std::string name = exercise::the_mistake(mistakes, [&](Writing how) {
+    return library_writing(m, prompt, count, how).tokens == yours;
+  });
+  return name.empty() ? "" : "your tokens are those of " + name;
 }
 // Your writing against the library model's: the prompt kept, `count` tokens written,
 // each the library's wherever rounding cannot decide (the test's premise: everywhere).
