@@ -120,6 +120,16 @@ std::string quietly(Describe describe, const Arguments&... arguments) {
   }
 }
 
+// Whether a product's ShapeError (`what`) says it met a matrix as it is stored, [out,
+// in], where x Wᵀ needs it turned: matmul's "@ [out,in]: inner sizes in and out". The
+// shapes alone then name the untransposed weight.
+inline bool met_as_stored(const std::string& what, const litgrad::Shape& stored) {
+  const std::string product = "@ " + litgrad::to_string(stored) + ": inner sizes " +
+                              std::to_string(stored[1]) + " and " +
+                              std::to_string(stored[0]);
+  return what.find(product) != std::string::npos;
+}
+
 // The catalogued mistake an answer's output is: the name of the one mistake among
 // `mistakes` (each a description of how it computes, and its name) for which
 // `is_its(description)` says the answer's output is that mistake's, or "" when none is

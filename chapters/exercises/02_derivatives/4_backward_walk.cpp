@@ -68,9 +68,6 @@ struct Graph {
     for (const Node& n : nodes) g.push_back(n.grad);
     return g;
   }
-  void zero() {
-    for (Node& n : nodes) n.grad = 0;
-  }
 };
 
 // The walks the catalogued mistakes make, as switches on the right one.

@@ -180,9 +180,7 @@ void check_layer(const Tensor& x, const nn::MultiheadAttention& layer,
     yours = multi_head_attention(x, layer, mask);
   } catch (const ShapeError& e) {
     const std::string what = e.what();
-    const std::string stored = "@ " + to_string(Shape{d, E}) + ": inner sizes " +
-                               std::to_string(E) + " and " + std::to_string(d);
-    if (what.find(stored) != std::string::npos)
+    if (exercise::met_as_stored(what, Shape{d, E}))
       FAIL("a product met a head's rows of in_proj_weight as they are stored, ",
            to_string(Shape{d, E}),
            ": this points to the input projections not transposed (", what, ")");

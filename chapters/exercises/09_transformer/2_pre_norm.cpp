@@ -82,11 +82,7 @@ Tensor your_block(const nn::TransformerEncoderLayer& layer, const Tensor& x,
   } catch (const ShapeError& e) {
     const std::string what = e.what();
     for (const Tensor* W : {&layer.linear1.weight, &layer.linear2.weight}) {
-      // z [.., in] met the stored [out, in]: "@ [out,in]: inner sizes in and out"
-      const std::string stored = "@ " + to_string(W->shape()) + ": inner sizes " +
-                                 std::to_string(W->size(1)) + " and " +
-                                 std::to_string(W->size(0));
-      if (what.find(stored) != std::string::npos)
+      if (exercise::met_as_stored(what, W->shape()))
         FAIL("a product met a linear layer's weight as it is stored, ",
              to_string(W->shape()),
              ": this points to the feed-forward's weights not transposed (", what, ")");

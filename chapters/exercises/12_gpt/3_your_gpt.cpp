@@ -57,6 +57,12 @@ using namespace litgrad;
 namespace {
 constexpr std::int64_t kVocabulary = 40, kWidth = 16, kContext = 8, kLayers = 2;
 
+// What a variant of the forward pass changes: the catalogued mistakes, each a switch.
+struct Variant {
+  bool no_positions = false, positions_from_1 = false, no_final_norm = false;
+  bool no_mask = false;
+};
+
 // Section 3's GPT at a small size, every weight and bias drawn at random (zeros would
 // hide a forgotten bias).
 struct SmallGPT : nn::Module {
@@ -81,13 +87,17 @@ struct SmallGPT : nn::Module {
         p.copy_((name.find("weight") != std::string::npos ? 1.0 : 0.0) +
                 0.3 * randn(p.shape(), gen));
   }
-  // The library's forward pass: ids [N, n] -> scores [N, n, V].
-  Tensor forward(const Tensor& ids) const {
+  // The library's forward pass, ids [N, n] -> scores [N, n, V], or a catalogued
+  // mistake's.
+  Tensor forward(const Tensor& ids, const Variant& v = {}) const {
     const std::int64_t n = ids.size(-1);
-    Tensor x = token(ids) + position(arange(n));
-    const Tensor mask = generate_square_subsequent_mask(n);
+    Tensor x = token(ids);
+    if (!v.no_positions)
+      x = x +
+          position(v.positions_from_1 ? arange(1, n + 1).to(DType::Int64) : arange(n));
+    const Tensor mask = v.no_mask ? Tensor() : generate_square_subsequent_mask(n);
     for (std::int64_t l = 0; l < kLayers; ++l) x = block(l)(x, mask);
-    return matmul(norm(x), transpose(token.weight, 0, 1));
+    return matmul(v.no_final_norm ? x : norm(x), transpose(token.weight, 0, 1));
   }
   const nn::TransformerEncoderLayer& block(std::int64_t l) const {
     return blocks.at<nn::TransformerEncoderLayer>(l);
@@ -173,23 +183,11 @@ const SmallGPT& repeating_model() {
   return *model;
 }
 
-// What a variant of the forward pass changes: the catalogued mistakes, each a switch.
-struct Variant {
-  bool no_positions = false, positions_from_1 = false, no_final_norm = false;
-  bool no_mask = false;
-};
-
-// The library's GPT on ids [N, n] -> [N, n, V], or a catalogued mistake's.
+// The library's GPT on ids [N, n] -> [N, n, V], or a catalogued mistake's, recording no
+// gradients.
 Tensor library_scores(const SmallGPT& m, const Tensor& ids, const Variant& v = {}) {
   NoGradGuard no_grad;
-  const std::int64_t n = ids.size(-1);
-  Tensor x = m.token(ids);
-  if (!v.no_positions)
-    x = x +
-        m.position(v.positions_from_1 ? arange(1, n + 1).to(DType::Int64) : arange(n));
-  const Tensor mask = v.no_mask ? Tensor() : generate_square_subsequent_mask(n);
-  for (std::int64_t l = 0; l < kLayers; ++l) x = m.block(l)(x, mask);
-  return matmul(v.no_final_norm ? x : m.norm(x), transpose(m.token.weight, 0, 1));
+  return m.forward(ids, v);
 }
 
 // The allowance of the library's scores: block by block, each block's input off by
@@ -230,10 +228,7 @@ Tensor check_scores(const SmallGPT& m, const Tensor& ids) {
     yours = gpt_scores(m.weights(), ids);
   } catch (const ShapeError& e) {
     const std::string what = e.what();
-    const std::string stored = "@ " + to_string(m.token.weight.shape()) +
-                               ": inner sizes " + std::to_string(kWidth) + " and " +
-                               std::to_string(kVocabulary);
-    if (what.find(stored) != std::string::npos)
+    if (exercise::met_as_stored(what, m.token.weight.shape()))
       FAIL(
           "the read-out met the token table as it is stored, [V, d]: this points to "
           "the read-out not transposed (",
