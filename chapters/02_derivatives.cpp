@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -322,8 +323,9 @@ double g_of(double a, double b, double c) { return std::tanh(a * b + c) * a; }
 //
 // .. figure:: value_graph
 //
-//    The graph of tanh(a b + c) · a: each value with its data and, after the backward
-//    walk, its gradient. a feeds two operations and its gradient is the sum of both.
+//    The graph of tanh(a b + c) · a as the values recorded it, drawn by walking it in
+//    backward()'s order: each value with its data and, after the backward walk, its
+//    gradient. a feeds two operations and its gradient is the sum of both.
 
 // %% fold: the allowance for autograd against central differences, term by term
 // At a point (a, b, c) write s = ab + c, T = tanh(s), S = 1 - T², g = aT. To first
@@ -362,22 +364,29 @@ double autograd_rounding(int i, double a, double b, double c) {
   return eq;
 }
 
-// %% fold: drawing the graph with its values and gradients
+// %% fold: drawing the graph the values recorded, walked as backward() walks it
 void draw_graph(const Graph& g) {
-  const auto label = [](const std::string& name, const V& v) {
-    char text[80];
-    std::snprintf(text, sizeof text, "%s\ndata %.4f\ngrad %.4f", name.c_str(), v->data,
-                  v->grad);
-    return std::string(text);
-  };
-  const std::vector<book::GraphNode> nodes = {
-      {label("a", g.a), 0},         {label("b", g.b), 0},
-      {label("c", g.c), 1},         {label("a * b", g.product), 1},
-      {label("+ c", g.shifted), 2}, {label("tanh", g.squashed), 3},
-      {label("· a", g.result), 4}};
-  book::figure(
-      "value_graph",
-      book::graph(nodes, {{0, 3}, {1, 3}, {3, 4}, {2, 4}, {4, 5}, {5, 6}, {0, 6}}));
+  std::set<Value*> seen;
+  std::vector<V> order;
+  topological(g.result, seen, order);
+  const std::map<Value*, std::string> names = {
+      {g.a.get(), "a"}, {g.b.get(), "b"}, {g.c.get(), "c"}};
+  std::map<Value*, std::size_t> box;
+  std::vector<book::DiagramNode> nodes;
+  std::vector<book::DiagramEdge> edges;
+  for (const V& v : order) {  // every value after the values it was made from
+    char numbers[64];
+    std::snprintf(numbers, sizeof numbers, "\ndata %.4f\ngrad %.4f", v->data, v->grad);
+    const bool leaf = v->parents.empty();
+    box[v.get()] = nodes.size();
+    nodes.push_back({(leaf ? names.at(v.get()) : v->op) + numbers, leaf ? "input"
+                                                                   : v == g.result
+                                                                       ? "output"
+                                                                       : "operation"});
+    for (const V& p : v->parents)
+      edges.push_back({box.at(p.get()), nodes.size() - 1, ""});
+  }
+  book::figure("value_graph", book::diagram(nodes, edges, /*wide_left_to_right=*/true));
 }
 
 // %%

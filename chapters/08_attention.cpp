@@ -51,6 +51,7 @@
 #include <vector>
 
 #include <litgrad/book/chapter.hpp>
+#include <litgrad/book/diagrams.hpp>
 #include <litgrad/book/figures.hpp>
 #include <litgrad/litgrad.hpp>
 
@@ -639,6 +640,57 @@ LookupBatch lookup_batch(std::int64_t n, Generator& gen) {
   const Tensor asked = matmul(wants, transpose(is, 1, 2));  // [n, 6, 6]
   return {cat({is, wants, value}, 2), reshape(matmul(asked, value), {n, kColours}),
           asked};
+}
+
+// %%
+// Run on one sequence of the task's six tokens, the head records the graph below, and
+// the diagram is drawn from that record
+// (:cpp:func:`litgrad::autograd::recorded_graph`), not by hand: each rounded box is an
+// operation ``attend`` ran, each arrow a tensor with its shape. The six tokens of 13
+// numbers go three ways, through :math:`W_q`, :math:`W_k` and :math:`W_v`, and come out
+// as queries, keys and values of the same shape. The queries are divided by
+// :math:`\sqrt{13} \approx 3.606`; the keys are transposed to [13, 6] (the record calls
+// a transpose a permute, its general form) so that one product gives every query's
+// score against every key, a [6, 6] table; the softmax keeps that shape, one row of
+// weights per token; the weights times the values give six tokens of 13 again, and
+// :math:`W_o` maps them back. The test reads the same record: the thirteen operations
+// of ``attend``, the weights [6, 6] and the output [6, 13]. Change ``attend`` and the
+// diagram changes with it.
+//
+// .. figure:: head_graph
+//
+//    One head of self-attention as it recorded itself on six tokens of width 13:
+//    inputs green, learned parameters yellow (on a phone, written inside the
+//    operation that reads them), operations blue, each arrow the shape of the tensor
+//    it carries.
+
+TEST_CASE(
+    "one head's recorded graph is attend's thirteen operations, each after its "
+    "inputs, with weights of shape [6, 6] and an output of [6, 13] for six tokens of "
+    "width 13") {
+  Generator gen(1);
+  const Head head(kWidth, gen);
+  const Tensor X = randn({kColours, kWidth}, gen);  // one sequence: [L, E] = [6, 13]
+  const Tensor output = head.attend(X).output;
+  std::vector<std::pair<std::string, Tensor>> names = head.named_parameters();
+  names.emplace_back("X", X);
+  const auto graph = autograd::recorded_graph(output, names);
+  std::vector<std::string> ops;
+  Shape weights;
+  for (const auto& v : graph.vertices) {
+    if (v.op.empty()) continue;
+    ops.push_back(v.op);
+    if (v.op == "softmax") weights = v.shape;
+  }
+  const std::vector<std::string> attend_ops = {
+      "matmul",  "add",    "div", "matmul", "add",    "permute", "matmul",
+      "softmax", "matmul", "add", "matmul", "matmul", "add"};
+  CHECK(ops == attend_ops);
+  CHECK(weights == Shape{kColours, kColours});
+  CHECK(graph.vertices.back().shape == Shape{kColours, kWidth});
+  book::check("operations recorded", static_cast<double>(ops.size()),
+              "the operations in one head's recorded graph", book::exactly(13));
+  book::figure("head_graph", book::recorded_diagram(graph).json());
 }
 
 // %% fold: training the head once per seed, and what the claims read from it

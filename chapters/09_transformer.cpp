@@ -42,6 +42,7 @@
 #include <vector>
 
 #include <litgrad/book/chapter.hpp>
+#include <litgrad/book/diagrams.hpp>
 #include <litgrad/book/figures.hpp>
 #include <litgrad/book/trained.hpp>
 #include <litgrad/litgrad.hpp>
@@ -262,6 +263,75 @@ struct Block : nn::Module {
     return forward(x, mask, is_causal);
   }
 };
+
+// %%
+// The diagram below is this block, drawn from the graph one forward pass recorded on
+// eight tokens of width 16 (:cpp:func:`litgrad::autograd::recorded_graph`, with an
+// :cpp:class:`litgrad::autograd::ScopeCapture` noting which module each operation ran
+// in): each module a dark box with its name and type, each operation the block runs
+// itself a light one, each arrow a tensor with its shape. The stream goes round each
+// part, not through it: ``x`` reaches the first addition directly and through ``norm1``
+// and the attention; that sum reaches the second addition directly and through
+// ``norm2`` and the feed-forward network, which widens each position's 16 numbers to 64
+// and narrows them back. The test reads the same record, and draws the post-norm block
+// too, whose diagram differs: a change to the code changes the picture.
+//
+// .. figure:: block_graph
+//
+//    The pre-norm block as its forward pass recorded itself, module by module: input
+//    green, modules dark blue with their names and types, the block's own operations
+//    light blue, each arrow the shape it carries.
+
+// The block's recorded graph on x, one box per module.
+book::Diagram block_diagram(Block& block, const Tensor& x) {
+  autograd::ScopeCapture capture;
+  const Tensor input = x.detach().requires_grad_();  // so that the record starts at x
+  const Tensor y = block(input);
+  std::vector<std::pair<std::string, Tensor>> names = block.named_parameters();
+  names.emplace_back("x", input);
+  book::DiagramView view;
+  view.model = &block, view.depth = 1, view.roles = {{"x", "input"}};
+  return book::recorded_diagram(autograd::recorded_graph(y, names, &capture), view);
+}
+
+std::vector<std::string> labels(const book::Diagram& d) {
+  std::vector<std::string> out;
+  for (const auto& node : d.nodes) out.push_back(node.label);
+  return out;
+}
+
+TEST_CASE(
+    "drawn from its recorded graph, the pre-norm block is norm1, attention, an "
+    "addition, norm2, up, gelu, down and an addition, the stream [1, 8, 16] widened "
+    "to 64 inside the feed-forward network, and the post-norm block draws "
+    "differently") {
+  Generator gen(3);
+  Block block(16, 2, gen);
+  const Tensor x = randn({1, 8, 16}, gen);
+  const book::Diagram drawn = block_diagram(block, x);
+  const std::vector<std::string> expected = {"norm1\nLayerNorm",
+                                             "attention\nMultiheadAttention",
+                                             "norm2\nLayerNorm",
+                                             "up\nLinear",
+                                             "down\nLinear",
+                                             "x",
+                                             "add",
+                                             "gelu",
+                                             "add",
+                                             "output"};
+  CHECK(labels(drawn) == expected);
+  int widened = 0;  // arrows carrying [1, 8, 64]: up to gelu, gelu to down
+  for (const auto& edge : drawn.edges) widened += edge.label == "[1,8,64]";
+  book::check("arrows of shape [1, 8, 64]", widened,
+              "inside the feed-forward network: up to gelu and gelu to down",
+              book::exactly(2));
+  Generator same(3);
+  Block post_norm(16, 2, same, Parts{true, true, false});
+  const book::Diagram post = block_diagram(post_norm, x);
+  book::check("post-norm drawn as pre-norm", post.json().dump() == drawn.json().dump(),
+              "1 if the two diagrams are the same", book::exactly(0));
+  book::figure("block_graph", drawn.json());
+}
 
 // %%
 // Two facts about which positions a block lets influence which follow from the

@@ -46,6 +46,7 @@
 
 #include <litgrad/book/chapter.hpp>
 #include <litgrad/book/corpus.hpp>
+#include <litgrad/book/diagrams.hpp>
 #include <litgrad/book/figures.hpp>
 #include <litgrad/book/trained.hpp>
 #include <litgrad/litgrad.hpp>
@@ -1031,6 +1032,74 @@ Tensor forward_cached(const GPT& model, const Tensor& ids,
   for (std::size_t l = 0; l < model.blocks.size(); ++l)
     x = model.blocks.at<nn::TransformerEncoderLayer>(l).forward_cached(x, caches[l]);
   return model.readout(x);
+}
+
+// %%
+// The diagram below is one such step, drawn from the graph it recorded
+// (:cpp:func:`litgrad::autograd::recorded_graph`, module by module) after a prompt of
+// five tokens filled the caches. One token id comes in, [1, 1]; its embedding and its
+// position's (position 5, the sixth) are added into one vector of 64; each block reads
+// that vector and its own cache, the keys and the values of the five tokens before, in
+// four heads of 16 numbers, [4, 5, 16]; and the read-out multiplies by the token
+// embedding's matrix again (section 3's tied read-out: the arrow from ``token`` to the
+// product), which gives 1,024 scores. Nothing in the step has a length that grows but
+// the caches.
+//
+// .. figure:: cached_step_graph
+//
+//    One step of writing with the KV cache, as it recorded itself: the new token in
+//    green, the caches orange (on a phone, written inside the block that reads them),
+//    modules dark blue, the model's own operations light blue, each arrow the shape it
+//    carries.
+
+TEST_CASE(
+    "drawn from its recorded graph, a cached step takes one token [1, 1] through both "
+    "blocks, each reading its own cache of keys and values [4, 5, 16], to 1,024 "
+    "scores, the read-out reading the token embedding again") {
+  Generator gen(1);
+  GPT model(gen);
+  model.eval();
+  std::vector<nn::KVCache> caches;
+  {
+    NoGradGuard no_grad;  // the prompt fills the caches; only the next step is drawn
+    forward_cached(model, ids_tensor({1, 2, 3, 4, 5}, {1, 5}), caches);
+  }
+  const Tensor next = ids_tensor({6}, {1, 1});
+  std::vector<std::pair<std::string, Tensor>> names = model.named_parameters();
+  book::DiagramView view;
+  view.model = &model, view.depth = 1;
+  for (std::size_t l = 0; l < caches.size(); ++l) {
+    const std::string block = "blocks." + std::to_string(l);
+    names.emplace_back(block + " cached keys", caches[l].keys);
+    names.emplace_back(block + " cached values", caches[l].values);
+    view.roles[block + " cached keys"] = view.roles[block + " cached values"] = "cache";
+  }
+  names.emplace_back("new token", next);
+  autograd::ScopeCapture capture;
+  const Tensor scores = forward_cached(model, next, caches);
+  const book::Diagram drawn =
+      book::recorded_diagram(autograd::recorded_graph(scores, names, &capture), view);
+  std::map<std::string, std::size_t> box;
+  for (std::size_t i = 0; i < drawn.nodes.size(); ++i) box[drawn.nodes[i].label] = i;
+  const auto arrow = [&](const std::string& from, const std::string& to) {
+    for (const auto& e : drawn.edges)
+      if (box.count(from) && box.count(to) && e.from == box[from] && e.to == box[to])
+        return e.label;
+    return std::string("(none)");
+  };
+  int caches_read = 0;
+  for (const char* block : {"blocks.0", "blocks.1"})
+    for (const char* what : {" cached keys", " cached values"})
+      caches_read +=
+          arrow(std::string(block) + what,
+                std::string(block) + "\nTransformerEncoderLayer") == "[4,5,16]";
+  book::check("caches read, of shape [4, 5, 16]", caches_read,
+              "each block's keys and values, each read by its own block",
+              book::exactly(4));
+  CHECK(arrow("new token", "token\nEmbedding") == "[1,1]");
+  CHECK(arrow("token\nEmbedding", "permute") == "[1024,64]");  // the tied read-out
+  CHECK(arrow("matmul", "output") == "[1,1,1024]");
+  book::figure("cached_step_graph", drawn.json());
 }
 
 // %% fold: writing, with or without the cache

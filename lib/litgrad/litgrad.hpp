@@ -32,6 +32,7 @@
 #include "litgrad/autograd/autograd.hpp"   // autograd::grad
 #include "litgrad/autograd/function.hpp"   // autograd::Function, custom operations
 #include "litgrad/autograd/gradcheck.hpp"  // gradcheck
+#include "litgrad/autograd/graph.hpp"      // autograd::recorded_graph, ScopeCapture: the graph as data
 
 // nn/ and optim/: models and their training.
 #include "litgrad/nn/activation.hpp"           // nn::ReLU, nn::Tanh, nn::Sigmoid, nn::GELU, nn::Dropout

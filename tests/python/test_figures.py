@@ -1,4 +1,4 @@
-"""A figure shows what its caption says: no labelled line hidden under the lines drawn after it, no two labels of an axis run into each other, no label cut at the figure's edge.
+"""A figure shows what its caption says: no labelled line hidden under the lines drawn after it, no two labels of an axis run into each other, no label cut at the figure's edge, no diagram too wide for a phone.
 
 litgrad_book.figures on descriptions made here, drawn into a temporary folder.
 """
@@ -59,6 +59,20 @@ class Figures(unittest.TestCase):
     def test_a_long_axis_label_is_wrapped_rather_than_cut(self):
         d = lines(series("a", [1.0, 2.0]), ylabel="a label far too long to stand beside so short a plot")
         self.assertGreater(self.draw(d, narrow=True), 0)
+
+    def test_a_diagram_on_a_phone_writes_what_one_box_reads_inside_that_box(self):
+        d = {"kind": "diagram", "wide_left_to_right": True,
+             "nodes": [{"label": "x", "role": "input"}, {"label": "W", "role": "parameter"},
+                       {"label": "matmul", "role": "operation"}, {"label": "output", "role": "output"}],
+             "edges": [{"from": 0, "to": 2, "label": "[4,3]"}, {"from": 1, "to": 2, "label": "[3,2]"},
+                       {"from": 2, "to": 3, "label": "[4,2]"}]}
+        wide, narrow = figures.diagram_dot(d, False), figures.diagram_dot(d, True)
+        self.assertIn("rankdir=LR", wide)
+        self.assertIn("n1 -> n2", wide)
+        self.assertIn("rankdir=TB", narrow)
+        self.assertNotIn("n1 ->", narrow)  # W is written inside matmul's box
+        self.assertIn('label="matmul\\nW [3,2]"', narrow)
+        self.assertEqual(self.draw(d), round(9 * figures.DPI / 72))
 
 
 if __name__ == "__main__":

@@ -133,33 +133,74 @@ def _bars(ax, d):
         ax.legend(fontsize=9)
 
 
-def _graph(ax, d, narrow):
-    """Boxes in columns by layer, arrows between them: a computation's graph, left to right.
-    An edge that skips layers bends, so that it does not run under the boxes between."""
+# A diagram's boxes by role (lib/litgrad/book/figures.hpp): fill, outline, shape, line style.
+DIAGRAM_ROLES = {
+    "input": ("#e3f1df", "#4d8a3f", "box", "solid"),
+    "parameter": ("#fff4d6", "#b08a1e", "box", "solid"),
+    "constant": ("#eeeeee", "#888888", "box", "dashed"),
+    "operation": ("#eef3fb", "#4a6fa5", "box", "rounded"),
+    "module": ("#dfe8f7", "#2d4f86", "box", "rounded,bold"),
+    "cache": ("#fde5d2", "#c0642b", "cylinder", "solid"),
+    "output": ("#ffffff", "#333333", "box", "bold"),
+}
+DIAGRAM_POINTS = {"node": 10, "edge": 9}  # font sizes; the smaller is what must stay legible
+
+
+def diagram_dot(d, narrow):
+    """The Graphviz source of a diagram: top to bottom, or left to right on wide screens when
+    the description asks (a long chain is then a row that fits a desktop's column)."""
+    def quoted(text):
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    rank = "LR" if d.get("wide_left_to_right") and not narrow else "TB"
+    font = 'fontname="DejaVu Sans"'
+    lines = ["digraph diagram {",
+             f'  graph [rankdir={rank}, nodesep=0.25, ranksep=0.3, margin=0.05, bgcolor="white"];',
+             f'  node [{font}, fontsize={DIAGRAM_POINTS["node"]}, height=0.3, margin="0.12,0.05"];',
+             f'  edge [{font}, fontsize={DIAGRAM_POINTS["edge"]}, color="#555555", fontcolor="#333333", '
+             'arrowsize=0.7];']
+    # On a phone a parameter, constant or cache read by one operation is written inside that
+    # operation's box, with its shape, instead of standing beside it: the boxes side by side
+    # are what make a diagram too wide to read there.
     nodes, edges = d["nodes"], d["edges"]
-    layers = {}
+    folded = set()
+    if narrow:
+        out = {i: [e for e in edges if e["from"] == i] for i in range(len(nodes))}
+        folded = {i for i, n in enumerate(nodes) if n["role"] in ("parameter", "constant", "cache") and len(out[i]) == 1
+                  and not any(e["to"] == i for e in edges)}
+    labels = [n["label"] for n in nodes]
+    for i in sorted(folded):
+        e = out[i][0]
+        shape = "" if e["label"] == "[]" else e["label"]
+        labels[e["to"]] += f"\n{nodes[i]['label']} {shape}".rstrip()
     for i, n in enumerate(nodes):
-        layers.setdefault(n["layer"], []).append(i)
-    spacing = 1.9
-    position = {}
-    for layer, members in layers.items():
-        for k, i in enumerate(members):
-            position[i] = (layer * spacing, -1.15 * (k - (len(members) - 1) / 2))
-    for a, b in edges:
-        (xa, ya), (xb, yb) = position[a], position[b]
-        skip = abs(nodes[b]["layer"] - nodes[a]["layer"]) > 1
-        ax.annotate("", xy=(xb, yb), xytext=(xa, ya), zorder=1,
-                    arrowprops=dict(arrowstyle="-|>", color="#555", lw=1.2, shrinkA=34, shrinkB=34,
-                                    mutation_scale=14, connectionstyle="arc3,rad=-0.35" if skip else "arc3"))
-    for i, n in enumerate(nodes):
-        x, y = position[i]
-        ax.text(x, y, n["label"], ha="center", va="center", fontsize=10, zorder=2,
-                bbox=dict(boxstyle="round,pad=0.4", fc="#eef3fb", ec="#4a6fa5"))
-    xs = [p[0] for p in position.values()]
-    ys = [p[1] for p in position.values()]
-    ax.set_xlim(min(xs) - 0.9, max(xs) + 0.9)
-    ax.set_ylim(min(ys) - 1.0, max(ys) + 1.4)
-    ax.axis("off")
+        if i in folded:
+            continue
+        fill, line, shape, style = DIAGRAM_ROLES[n["role"]]
+        lines.append(f"  n{i} [label={quoted(labels[i])}, shape={shape}, style={quoted(style + ',filled')}, "
+                     f'fillcolor="{fill}", color="{line}"];')
+    for e in edges:
+        if e["from"] in folded:
+            continue
+        label = f", label={quoted(' ' + e['label'])}" if e["label"] else ""
+        lines.append(f"  n{e['from']} -> n{e['to']} [{label.lstrip(', ')}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def draw_diagram(d, png_path, narrow=False):
+    """Lays the diagram out and draws it with Graphviz's dot; returns the smallest text's
+    height in pixels, as draw() does."""
+    import shutil
+    import subprocess
+    dot = shutil.which("dot")
+    if not dot:
+        raise FigureError(f"{os.path.basename(png_path)}: diagrams are drawn by Graphviz's dot, which is not "
+                          "installed (tools/install-deps book installs the graphviz package)")
+    result = subprocess.run([dot, "-Tpng", f"-Gdpi={DPI}", "-o", png_path], input=diagram_dot(d, narrow),
+                            text=True, capture_output=True)
+    if result.returncode != 0 or result.stderr.strip():
+        raise FigureError(f"{os.path.basename(png_path)}: dot: {result.stderr.strip()}")
+    return round(min(DIAGRAM_POINTS.values()) * DPI / 72)
 
 
 def _plane(ax, d, fig):
@@ -216,9 +257,6 @@ def _panel_ratio(p):
 
 def _panel_height(p, width):
     """The height in inches of one panel drawn ``width`` inches wide."""
-    if p["kind"] == "graph":
-        most = max([sum(1 for n in p["nodes"] if n["layer"] == layer) for layer in {n["layer"] for n in p["nodes"]}])
-        return max(2.8, 1.2 * most + 1.0)
     if p["kind"] == "plane":
         return min(5.0, width * 0.8)
     if p["kind"] == "heatmap":
@@ -411,6 +449,8 @@ def problems(fig):
 
 def draw(d, png_path, narrow=False):
     """Draws description ``d`` into ``png_path``; returns the smallest text's height in pixels."""
+    if d["kind"] == "diagram":
+        return draw_diagram(d, png_path, narrow)
     panels, widths, size, grid, shape = _layout(d, narrow)
     fig, axes = plt.subplots(*shape, figsize=size, squeeze=False, gridspec_kw=grid)
     for ax, p, width in zip(axes.flat, panels, widths):
@@ -421,8 +461,6 @@ def draw(d, png_path, narrow=False):
             _lines(ax, p)
         elif kind == "bars":
             _bars(ax, p)
-        elif kind == "graph":
-            _graph(ax, p, narrow)
         elif kind == "plane":
             _plane(ax, p, fig)
         else:
@@ -438,10 +476,25 @@ def draw(d, png_path, narrow=False):
     return round(smallest * DPI / 72)
 
 
+DIAGRAM_SHOWN = 0.75  # CSS pixels per pixel of a diagram: its text 14 px high as shown
+
+
+def shown_width(d, png_path):
+    """The width description ``d``'s drawing is shown at: a plot fills its column (its text is
+    sized for that), a diagram its own size times DIAGRAM_SHOWN (at most the column), so that a
+    small diagram is not blown up past its text's size."""
+    if d["kind"] != "diagram":
+        return "100%"
+    with open(png_path, "rb") as f:
+        width = int.from_bytes(f.read(24)[16:20], "big")  # the PNG header's width
+    return f"{round(width * DIAGRAM_SHOWN)}px"
+
+
 def draw_both(description, png_dir, name):
     """Draws the description file ``description`` wide and narrow into ``png_dir`` unless the
-    drawings are newer; returns (wide png, narrow png, {"wide": px, "narrow": px}), px being
-    the smallest text's height at the drawing's own size."""
+    drawings are newer; returns (wide png, narrow png, {"wide": px, "narrow": px, "widths":
+    {"wide": w, "narrow": w}}), px being the smallest text's height at the drawing's own size
+    and w the width to show it at (shown_width)."""
     os.makedirs(png_dir, exist_ok=True)
     wide, narrow = os.path.join(png_dir, f"{name}.png"), os.path.join(png_dir, f"{name}-narrow.png")
     sizes_path = os.path.join(png_dir, f"{name}.text.json")
@@ -451,6 +504,7 @@ def draw_both(description, png_dir, name):
         with open(description, encoding="utf-8") as f:
             d = json.load(f)
         sizes = {"wide": draw(d, wide), "narrow": draw(d, narrow, narrow=True)}
+        sizes["widths"] = {"wide": shown_width(d, wide), "narrow": shown_width(d, narrow)}
         with open(sizes_path, "w", encoding="utf-8") as f:
             json.dump(sizes, f)
     with open(sizes_path, encoding="utf-8") as f:

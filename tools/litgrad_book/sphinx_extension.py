@@ -191,9 +191,10 @@ def figure_rst(indentation, chapter, name, env, build_dir, description):
     wide, narrow, smallest = figures.draw_both(description, png_dir, name)
     rel = lambda p: os.path.relpath(p, os.path.join(env.srcdir, os.path.dirname(env.docname)))
     pad = indentation
-    return [f"{pad}.. figure:: {rel(wide)}", f"{pad}   :alt: figure {name}", f"{pad}   :width: 100%",
+    return [f"{pad}.. figure:: {rel(wide)}", f"{pad}   :alt: figure {name}", f"{pad}   :width: {smallest['widths']['wide']}",
             f"{pad}   :name: {reader.figure_id(chapter, name)}", f"{pad}   :figclass: litgrad-figure",
-            f"{pad}   :class: litgrad-wide litgrad-text-{smallest['wide']}"], (rel(narrow), smallest["narrow"])
+            f"{pad}   :class: litgrad-wide litgrad-text-{smallest['wide']}"], \
+        (rel(narrow), smallest["narrow"], smallest["widths"]["narrow"])
 
 
 class ChapterParser(RSTParser):
@@ -338,9 +339,9 @@ def add_narrow_images(document, narrow):
         key = next((i for i in figure["ids"] if i in narrow), None)
         if key is None:
             continue
-        uri, smallest = narrow[key]
+        uri, smallest, width = narrow[key]
         wide = next(figure.findall(nodes.image))
-        image = nodes.image(uri=uri, alt=wide.get("alt", ""), width="100%",
+        image = nodes.image(uri=uri, alt=wide.get("alt", ""), width=width,
                             classes=["litgrad-narrow", f"litgrad-text-{smallest}"])
         wide.parent.insert(wide.parent.index(wide) + 1, image)
 

@@ -1,5 +1,7 @@
 #include "litgrad/book/figures.hpp"
 
+#include <algorithm>
+
 #include "litgrad/base/error.hpp"
 
 namespace litgrad::book {
@@ -62,15 +64,29 @@ Json bar_plot(const std::string& xlabel, const std::string& ylabel, const std::v
       .set("series", array_of(bars));
 }
 
-Json graph(const std::vector<GraphNode>& nodes, const std::vector<std::pair<int, int>>& edges) {
+Json diagram(const std::vector<DiagramNode>& nodes, const std::vector<DiagramEdge>& edges, bool wide_left_to_right) {
+  static const std::vector<std::string> roles = {"input",  "parameter", "constant", "operation",
+                                                 "module", "cache",     "output"};
   Json n = Json::array(), e = Json::array();
-  for (const auto& node : nodes) n.push(Json::object().set("label", node.label).set("layer", node.layer));
-  for (const auto& [from, to] : edges) {
-    if (from < 0 || to < 0 || from >= static_cast<int>(nodes.size()) || to >= static_cast<int>(nodes.size()))
-      throw ValueError("graph: edge ", from, " -> ", to, " for ", nodes.size(), " nodes");
-    e.push(Json::array().push(from).push(to));
+  for (const auto& node : nodes) {
+    if (std::find(roles.begin(), roles.end(), node.role) == roles.end())
+      throw ValueError("diagram: the node '", node.label, "' has role '", node.role,
+                       "'; the roles are input, parameter, constant, operation, module, cache and output");
+    n.push(Json::object().set("label", node.label).set("role", node.role));
   }
-  return Json::object().set("kind", "graph").set("nodes", n).set("edges", e);
+  for (const auto& edge : edges) {
+    if (edge.from >= nodes.size() || edge.to >= nodes.size())
+      throw ValueError("diagram: edge ", edge.from, " -> ", edge.to, " for ", nodes.size(), " nodes");
+    e.push(Json::object()
+               .set("from", static_cast<std::int64_t>(edge.from))
+               .set("to", static_cast<std::int64_t>(edge.to))
+               .set("label", edge.label));
+  }
+  return Json::object()
+      .set("kind", "diagram")
+      .set("nodes", n)
+      .set("edges", e)
+      .set("wide_left_to_right", Json::boolean(wide_left_to_right));
 }
 
 Json field(const std::vector<double>& x, const std::vector<double>& y, const Tensor& z, const std::string& style,

@@ -40,17 +40,28 @@ Json line_plot(const std::string& xlabel, const std::string& ylabel, const std::
 Json bar_plot(const std::string& xlabel, const std::string& ylabel, const std::vector<std::string>& categories,
               const std::vector<Json>& series);
 
-/// \brief One node of graph(): its label (lines separated by `\n`) and its layer, the number
-/// of steps from the inputs (inputs are layer 0); nodes are drawn in columns by layer.
-struct GraphNode {
-  std::string label;  ///< the text in the node's box
-  int layer = 0;      ///< its column, counted from the inputs
+/// \brief One box of diagram(): its text (lines separated by `\n`) and what it stands for,
+/// which gives its colour and outline: `"input"`, `"parameter"`, `"constant"`, `"operation"`,
+/// `"module"`, `"cache"` or `"output"`.
+struct DiagramNode {
+  std::string label;               ///< the text in the box
+  std::string role = "operation";  ///< what it stands for
 };
 
-/// \brief A directed graph drawn left to right, as a computation's graph: boxes for the
-/// nodes and an arrow for each edge `{from, to}` (indices into \p nodes).
-/// \throws ValueError for an edge naming a node that does not exist.
-Json graph(const std::vector<GraphNode>& nodes, const std::vector<std::pair<int, int>>& edges);
+/// \brief An arrow of diagram(), from node \p from to node \p to (indices), with a label (a
+/// shape, usually: what flows along it), empty for none.
+struct DiagramEdge {
+  std::size_t from = 0;  ///< the node it leaves
+  std::size_t to = 0;    ///< the node it points to
+  std::string label;     ///< written beside the arrow
+};
+
+/// \brief A diagram of boxes and arrows, laid out by Graphviz: top to bottom, or left to right
+/// on wide screens when \p wide_left_to_right (narrow screens always get top to bottom).
+/// book/diagrams.hpp makes one from a graph a computation recorded.
+/// \throws ValueError for an edge naming a node that does not exist or an unknown role.
+Json diagram(const std::vector<DiagramNode>& nodes, const std::vector<DiagramEdge>& edges,
+             bool wide_left_to_right = false);
 
 /// \brief A grid of values over the plane, z[i][j] at (x[j], y[i]), for plane(): drawn as
 /// filled contours (\p style `"contour"`, with \p levels contour lines, log-spaced when

@@ -49,6 +49,8 @@ bool records(const std::vector<Tensor>& inputs) {
   return grad_enabled && std::any_of(inputs.begin(), inputs.end(), needs_grad);
 }
 
+thread_local void (*note_node)(const Node*) = nullptr;
+
 Tensor make_node(const char* op, const Tensor& value, Node::InputList inputs, BackwardFn backward,
                  GraphBackwardFn graph_backward, Saved saved, Reads reads) {
   Tensor out = share_storage(value, value.shape());
@@ -57,6 +59,7 @@ Tensor make_node(const char* op, const Tensor& value, Node::InputList inputs, Ba
                                          value.impl().storage->version);
   node->reads.reserve(reads.size());
   for (const Read& r : reads) node->reads.push_back({r.what, r.tensor, r.tensor.impl().storage->version});
+  if (note_node) note_node(node.get());
   out.impl().grad_fn = std::move(node);
   return out;
 }

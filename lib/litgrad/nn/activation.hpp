@@ -17,7 +17,10 @@ class ReLU : public Module {
   /// \brief relu().
   Tensor forward(const Tensor& x) const;
   /// \brief forward().
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  Tensor operator()(const Tensor& x) const {
+    const auto in_scope = scope();
+    return forward(x);
+  }
 };
 
 /// \brief `tanh(x)`, as `torch.nn.Tanh`. Any shape in and out.
@@ -27,7 +30,10 @@ class Tanh : public Module {
   /// \brief tanh().
   Tensor forward(const Tensor& x) const;
   /// \brief forward().
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  Tensor operator()(const Tensor& x) const {
+    const auto in_scope = scope();
+    return forward(x);
+  }
 };
 
 /// \brief `sigmoid(x)`, as `torch.nn.Sigmoid`. Any shape in and out.
@@ -37,7 +43,10 @@ class Sigmoid : public Module {
   /// \brief sigmoid().
   Tensor forward(const Tensor& x) const;
   /// \brief forward().
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  Tensor operator()(const Tensor& x) const {
+    const auto in_scope = scope();
+    return forward(x);
+  }
 };
 
 /// \brief `gelu(x, approximate)`, as `torch.nn.GELU`. Any shape in and out.
@@ -48,7 +57,10 @@ class GELU : public Module {
   /// \brief gelu().
   Tensor forward(const Tensor& x) const;
   /// \brief forward().
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  Tensor operator()(const Tensor& x) const {
+    const auto in_scope = scope();
+    return forward(x);
+  }
   std::string extra_repr() const override;
   std::string approximate;  ///< `"none"` or `"tanh"`
 };
@@ -64,7 +76,10 @@ class Dropout : public Module {
   /// \brief dropout() in training mode, x itself in evaluation mode.
   Tensor forward(const Tensor& x) const;
   /// \brief forward().
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  Tensor operator()(const Tensor& x) const {
+    const auto in_scope = scope();
+    return forward(x);
+  }
   std::string extra_repr() const override;
   double p;  ///< the probability of zeroing an element
 

@@ -131,7 +131,10 @@ class Sequential : public Module {
   /// \brief Applies every module in turn. Shapes are whatever the modules take and give.
   Tensor forward(const Tensor& x) const;
   /// \brief forward().
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  Tensor operator()(const Tensor& x) const {
+    const auto in_scope = scope();
+    return forward(x);
+  }
 
   /// \brief How many modules.
   std::size_t size() const { return steps_.size(); }

@@ -39,12 +39,14 @@ Tensor embedding(const Tensor& ids, const Tensor& weight, std::optional<std::int
   out.push_back(D);
   Tensor y = detail::uninitialized_tensor(out);
   kernels::index_rows(weight.data(), 1, V, D, rows, y.data());
+  // The ids are an input (with no gradient, as an index is) so that the record shows where the
+  // rows came from (autograd::recorded_graph); the backward reads `rows`, its own copy.
   return detail::record(
-      op::embedding, y, {weight},
+      op::embedding, y, {weight, ids},
       [rows, V, D, pad](const Tensor& g) -> std::vector<Tensor> {
         Tensor gw = detail::uninitialized_tensor({V, D});  // the padding row learns nothing
         kernels::index_rows_backward(g.data(), 1, V, D, rows, gw.data(), /*skip=*/pad);
-        return {gw};
+        return {gw, Tensor()};
       },
       // From the ids as they were (rows), not the ids tensor, which may have changed since.
       [rows, V, D, pad](const Tensor& g, const Tensor&, const std::vector<Tensor>&) -> std::vector<Tensor> {
@@ -55,7 +57,7 @@ Tensor embedding(const Tensor& ids, const Tensor& weight, std::optional<std::int
           for (std::size_t i = 0; i < rows.size(); ++i) padded[i] = rows[i] == pad;
           per_id = masked_fill(per_id, tensor(padded, {n, 1}, DType::Bool), 0.0);
         }
-        return {detail::index_add(per_id, {V, D}, 0, rows)};
+        return {detail::index_add(per_id, {V, D}, 0, rows), Tensor()};
       },
       detail::Saved::nothing());
 }

@@ -36,7 +36,10 @@ class Embedding : public Module {
   /// \brief The rows at \p ids: Int64 `S` gives `[S..., embedding_dim]`.
   Tensor forward(const Tensor& ids) const;
   /// \brief forward().
-  Tensor operator()(const Tensor& ids) const { return forward(ids); }
+  Tensor operator()(const Tensor& ids) const {
+    const auto in_scope = scope();
+    return forward(ids);
+  }
 
   std::string extra_repr() const override;
 

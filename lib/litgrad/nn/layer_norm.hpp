@@ -42,7 +42,10 @@ class LayerNorm : public Module {
   /// \brief layer_norm() with this module's weight and bias: `[..., normalized_shape]` in and out.
   Tensor forward(const Tensor& x) const;
   /// \brief forward().
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  Tensor operator()(const Tensor& x) const {
+    const auto in_scope = scope();
+    return forward(x);
+  }
 
   std::string extra_repr() const override;
 

@@ -37,7 +37,10 @@ class Linear : public Module {
   /// \brief `x Wᵀ + b`. \throws ShapeError when x's last dimension is not in_features.
   Tensor forward(const Tensor& x) const;
   /// \brief forward().
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  Tensor operator()(const Tensor& x) const {
+    const auto in_scope = scope();
+    return forward(x);
+  }
 
   std::string extra_repr() const override;
 

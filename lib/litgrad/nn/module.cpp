@@ -90,6 +90,14 @@ std::vector<Module*> Module::modules() {
   return out;
 }
 
+std::vector<std::pair<std::string, Module*>> Module::named_modules() {
+  std::vector<std::pair<std::string, Module*>> out{{"", this}};
+  for (std::size_t i = 0; i < children_.size(); ++i)
+    for (auto& [name, m] : child_at(i).named_modules())
+      out.emplace_back(name.empty() ? children_[i].name : children_[i].name + "." + name, m);
+  return out;
+}
+
 Module& Module::apply(const std::function<void(Module&)>& fn) {
   for (std::size_t i = 0; i < children_.size(); ++i) child_at(i).apply(fn);
   fn(*this);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "litgrad/autograd/graph.hpp"
 #include "litgrad/core/state_dict.hpp"
 #include "litgrad/core/tensor.hpp"
 
@@ -75,6 +76,10 @@ class Module {
   /// \brief This module and every module under it, depth first with this one first, as torch's
   /// `modules()`: `for (nn::Module* m : model.modules())`.
   std::vector<Module*> modules();
+  /// \brief This module and every module under it with their dotted names (`""` for this
+  /// one, then `"blocks.0"`, `"blocks.0.self_attn"`, ...), depth first, as torch's
+  /// `named_modules()`.
+  std::vector<std::pair<std::string, Module*>> named_modules();
   /// \brief Calls \p fn on every sub-module, children before parents, then on this module,
   /// as torch's `model.apply(init_weights)`; returns this module. \p fn tells the kinds apart
   /// with `dynamic_cast`, where Python uses `isinstance`.
@@ -121,6 +126,15 @@ class Module {
   /// \throws ValueError when \p child cannot be a member (it lies farther from the module
   ///   than any member could, as a heap object from one on the stack).
   void register_module(const std::string& name, Module& child);
+  /// \brief Opens this module's scope until the returned guard is destroyed: while an
+  /// autograd::ScopeCapture lives, the operations recorded meanwhile are noted as this
+  /// module's, so that autograd::recorded_graph() can draw a model module by module. Every
+  /// library module's call operator opens one (`const auto in_scope = scope();`) and then
+  /// calls forward(), as torch runs a module's hooks in `__call__` and not in `forward`: a
+  /// direct call of forward() is grouped under no module. (forward_cached(), which has no call
+  /// operator, opens it itself.) A module of your own opens one the
+  /// same way when its operations should be grouped under it.
+  autograd::Scope scope() const { return autograd::Scope(this); }
   /// \brief Takes ownership of \p child and makes it a sub-module named \p name; returns it.
   Module& add_module(const std::string& name, std::unique_ptr<Module> child);
 

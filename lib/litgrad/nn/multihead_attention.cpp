@@ -220,6 +220,7 @@ Tensor MultiheadAttention::merge_heads(const Tensor& heads, std::int64_t L, std:
 }
 
 Tensor MultiheadAttention::forward_cached(const Tensor& x, KVCache& cache) const {
+  const auto in_scope = scope();  // it has no call operator to open it
   const std::int64_t E = embed_dim, H = num_heads;
   const std::string op = std::string(kOp) + ".forward_cached";
   if (!in_proj_weight.defined() || bias_k.defined() || options.add_zero_attn)

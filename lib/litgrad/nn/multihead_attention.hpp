@@ -105,6 +105,7 @@ class MultiheadAttention : public Module {
                              const Tensor& key_padding_mask = Tensor(), bool need_weights = true,
                              const Tensor& attn_mask = Tensor(), bool average_attn_weights = true,
                              bool is_causal = false) const {
+    const auto in_scope = scope();
     return forward(query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights, is_causal);
   }
 

@@ -79,6 +79,7 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mas
 }
 
 Tensor TransformerEncoderLayer::forward_cached(const Tensor& src, KVCache& cache) const {
+  const auto in_scope = scope();  // it has no call operator to open it
   // forward_cached asks for evaluation, where dropout1 is off
   return block(src, [&](const Tensor& x) { return dropout1(self_attn.forward_cached(x, cache)); });
 }
@@ -109,6 +110,7 @@ Tensor TransformerEncoder::forward(const Tensor& src, const Tensor& mask, const 
 }
 
 Tensor TransformerEncoder::forward_cached(const Tensor& src, std::vector<KVCache>& caches) const {
+  const auto in_scope = scope();  // it has no call operator to open it
   if (caches.empty()) caches.resize(layers.size());
   if (caches.size() != layers.size())
     throw ValueError("TransformerEncoder.forward_cached: ", caches.size(), " caches for ", layers.size(),

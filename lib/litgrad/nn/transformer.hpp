@@ -70,6 +70,7 @@ class TransformerEncoderLayer : public Module {
   /// \brief forward().
   Tensor operator()(const Tensor& src, const Tensor& src_mask = Tensor(), const Tensor& src_key_padding_mask = Tensor(),
                     bool is_causal = false) const {
+    const auto in_scope = scope();
     return forward(src, src_mask, src_key_padding_mask, is_causal);
   }
 
@@ -130,6 +131,7 @@ class TransformerEncoder : public Module {
   /// \brief forward().
   Tensor operator()(const Tensor& src, const Tensor& mask = Tensor(), const Tensor& src_key_padding_mask = Tensor(),
                     bool is_causal = false) const {
+    const auto in_scope = scope();
     return forward(src, mask, src_key_padding_mask, is_causal);
   }
 

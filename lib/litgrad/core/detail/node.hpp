@@ -86,6 +86,10 @@ inline bool needs_grad(const Tensor& t) { return t.defined() && t.requires_grad(
 bool records(Inputs inputs);
 bool records(const std::vector<Tensor>& inputs);
 
+/// While an autograd::ScopeCapture lives on this thread, make_node() hands it every Node it
+/// makes (autograd/graph.cpp sets this); null otherwise, when recording pays one test for it.
+extern thread_local void (*note_node)(const Node*);
+
 /// Makes `value` (a freshly computed tensor) the output of the operation named `op`, with a
 /// Node holding the inputs and the backward functions (record() below, once it has decided to
 /// record; a custom autograd::Function, named by its author).
