@@ -17,7 +17,7 @@ namespace litgrad::book {
 /// \brief A JSON value: null, a number, a string, a boolean, an array or an object.
 ///
 /// \code
-/// Json fig = Json::object().set("title", "weights").set("values", Json::from(w));
+/// book::Json fig = book::Json::object().set("title", "weights").set("values", book::Json::from(w));
 /// std::string text = fig.dump();
 /// \endcode
 class Json {

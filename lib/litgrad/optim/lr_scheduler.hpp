@@ -20,8 +20,13 @@ namespace litgrad::optim::lr_scheduler {
 ///
 /// \code
 /// optim::AdamW opt(model.parameters(), {3e-3});
-/// lr_scheduler::LambdaLR schedule(opt, lr_scheduler::cosine_with_warmup(100, 2000));
-/// for (int t = 0; t < 2000; ++t) { ...; opt.step(); schedule.step(); }
+/// optim::lr_scheduler::LambdaLR schedule(opt, optim::lr_scheduler::cosine_with_warmup(100, 2000));
+/// for (int t = 0; t < 2000; ++t) {
+///   opt.zero_grad();
+///   mse_loss(model(x), y).backward();
+///   opt.step();
+///   schedule.step();   // after the optimiser's step, as in torch
+/// }
 /// \endcode
 ///
 /// state_dict() gives torch's `base_lrs` (one per group), `last_epoch` and `_last_lr`; the
