@@ -323,9 +323,11 @@ double g_of(double a, double b, double c) { return std::tanh(a * b + c) * a; }
 //
 // .. figure:: value_graph
 //
-//    The graph of tanh(a b + c) · a as the values recorded it, drawn by walking it in
-//    backward()'s order: each value with its data and, after the backward walk, its
-//    gradient. a feeds two operations and its gradient is the sum of both.
+//    The graph of tanh(a b + c) · a as the values recorded it, found by the same walk
+//    from the result that backward() makes: each value with its data and, after the
+//    backward walk, its gradient. The arrows are the forward computation; gradients
+//    travel against them. a feeds two operations, and its gradient is the sum of the
+//    two shares they send back: b times the product's gradient, and the tanh's value.
 
 // %% fold: the allowance for autograd against central differences, term by term
 // At a point (a, b, c) write s = ab + c, T = tanh(s), S = 1 - T², g = aT. To first

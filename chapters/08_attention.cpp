@@ -643,8 +643,8 @@ LookupBatch lookup_batch(std::int64_t n, Generator& gen) {
 }
 
 // %%
-// Run on one sequence of the task's six tokens, the head records the graph below, and
-// the diagram is drawn from that record
+// Run on one sequence of six tokens of width 13 (random numbers, in the shape of the
+// task's), the head records the graph below, and the diagram is drawn from that record
 // (:cpp:func:`litgrad::autograd::recorded_graph`), not by hand: each rounded box is an
 // operation ``attend`` ran, each arrow a tensor with its shape. The six tokens of 13
 // numbers go three ways, through :math:`W_q`, :math:`W_k` and :math:`W_v`, and come out
@@ -661,8 +661,9 @@ LookupBatch lookup_batch(std::int64_t n, Generator& gen) {
 //
 //    One head of self-attention as it recorded itself on six tokens of width 13:
 //    inputs green, learned parameters yellow (on a phone, written inside the
-//    operation that reads them), operations blue, each arrow the shape of the tensor
-//    it carries.
+//    operation that reads them), the constant √13 grey, operations blue, each arrow
+//    the shape of the tensor it carries ([] for a single number). A product's two
+//    inputs come in left to right in its order: X before W, Q before Kᵀ.
 
 TEST_CASE(
     "one head's recorded graph is attend's thirteen operations, each after its "

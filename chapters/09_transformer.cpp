@@ -280,7 +280,10 @@ struct Block : nn::Module {
 //
 //    The pre-norm block as its forward pass recorded itself, module by module: input
 //    green, modules dark blue with their names and types, the block's own operations
-//    light blue, each arrow the shape it carries.
+//    light blue, each arrow the shape it carries, [batch, tokens, width]. The long
+//    arrows on the right are the residual stream going round each part; the one
+//    arrow into the attention is the normalised x, used as query, key and value alike
+//    (chapter 8's three branches are inside that box).
 
 // The block's recorded graph on x, one box per module.
 book::Diagram block_diagram(Block& block, const Tensor& x) {

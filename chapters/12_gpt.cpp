@@ -1038,12 +1038,14 @@ Tensor forward_cached(const GPT& model, const Tensor& ids,
 // The diagram below is one such step, drawn from the graph it recorded
 // (:cpp:func:`litgrad::autograd::recorded_graph`, module by module) after a prompt of
 // five tokens filled the caches. One token id comes in, [1, 1]; its embedding and its
-// position's (position 5, the sixth) are added into one vector of 64; each block reads
-// that vector and its own cache, the keys and the values of the five tokens before, in
-// four heads of 16 numbers, [4, 5, 16]; and the read-out multiplies by the token
-// embedding's matrix again (section 3's tied read-out: the arrow from ``token`` to the
-// product), which gives 1,024 scores. Nothing in the step has a length that grows but
-// the caches.
+// position's (position 5, the sixth, a row [1, 64] added to every row of the batch)
+// are added into one vector of 64; each block reads that vector and its own cache, the
+// keys and the values of the five tokens before, in four heads of 16 numbers, [4, 5,
+// 16], and inside the box appends the new token's key and value, so that its query
+// attends over all six. The read-out multiplies by the token embedding's whole matrix
+// again (section 3's tied read-out: the second arrow out of ``token``, [1024, 64],
+// transposed by the permute before the product), which gives 1,024 scores. Nothing in
+// the step has a length that grows but the caches.
 //
 // .. figure:: cached_step_graph
 //

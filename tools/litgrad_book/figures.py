@@ -154,7 +154,7 @@ def diagram_dot(d, narrow):
     rank = "LR" if d.get("wide_left_to_right") and not narrow else "TB"
     font = 'fontname="DejaVu Sans"'
     lines = ["digraph diagram {",
-             f'  graph [rankdir={rank}, nodesep=0.25, ranksep=0.3, margin=0.05, bgcolor="white"];',
+             f'  graph [rankdir={rank}, nodesep=0.25, ranksep=0.3, margin=0.05, bgcolor="white", ordering="in"];',
              f'  node [{font}, fontsize={DIAGRAM_POINTS["node"]}, height=0.3, margin="0.12,0.05"];',
              f'  edge [{font}, fontsize={DIAGRAM_POINTS["edge"]}, color="#555555", fontcolor="#333333", '
              'arrowsize=0.7];']
