@@ -51,9 +51,30 @@ struct GPTWeights {
   const litgrad::nn::LayerNorm& norm;
 };
 
+// Exercise 12.2. One head's cache: the keys and the values of the s tokens it has seen,
+// [s, d] each (undefined tensors before the first). decode_step appends the new token's
+// key k and value v [d], then returns what its query q [d] gathers from all s + 1: [d].
+struct HeadCache {
+  litgrad::Tensor keys, values;
+};
+litgrad::Tensor decode_step(const litgrad::Tensor& q, const litgrad::Tensor& k,
+                            const litgrad::Tensor& v, HeadCache& cache);
+
 // Exercise 12.3. Your GPT: ids [N, n] (Int64, n at most T) -> the next token's scores
 // at every position, [N, n, V]; and greedy writing: `tokens` followed by `count` more,
 // each the most likely next token given (at most) the last T tokens.
 litgrad::Tensor gpt_scores(const GPTWeights& gpt, const litgrad::Tensor& ids);
 std::vector<std::int64_t> write_greedily(const GPTWeights& gpt,
                                          std::vector<std::int64_t> tokens, int count);
+
+// Exercise 12.4. Your GPT's caches: blocks[l][h] is head h's cache in block l (empty
+// before the first token; yours to size). cached_scores feeds one token, at the next
+// position, through every block with its caches and returns the next token's scores, [V];
+// write_with_cache writes as write_greedily does, feeding each token through once.
+struct GPTCache {
+  std::vector<std::vector<HeadCache>> blocks;
+};
+litgrad::Tensor cached_scores(const GPTWeights& gpt, std::int64_t token,
+                              GPTCache& cache);
+std::vector<std::int64_t> write_with_cache(const GPTWeights& gpt,
+                                           std::vector<std::int64_t> tokens, int count);

@@ -27,14 +27,16 @@
 
 #include <litgrad/litgrad.hpp>
 
+#include "your_gpt.hpp"
+
 using namespace litgrad;
 
 // %%
 // The cache and the function to write, in ``exercises/12_gpt/2_cached_step.cpp``:
 
-struct HeadCache {
-  Tensor keys, values;  // [s, d] each; undefined before the first token
-};
+// struct HeadCache {         (in chapters/exercises/your_gpt.hpp)
+//   Tensor keys, values;  // [s, d] each; undefined before the first token
+// };
 
 Tensor decode_step(const Tensor& q, const Tensor& k, const Tensor& v, HeadCache& cache);
 
@@ -143,11 +145,15 @@ TEST_CASE("each step's output is causal attention's row for that token, to 1e-14
   }
 }
 
-TEST_CASE("the first step, with only its own key, returns its own value, to 1e-15") {
+TEST_CASE(
+    "the first step, with only its own key, returns its own value [d], to 1e-15") {
   INFO(step_problem());
   const Sequence x = sequence(6);
   HeadCache cache;
   const Tensor first =
       decode_step(select(x.q, 0, 0), select(x.k, 0, 0), select(x.v, 0, 0), cache);
-  CHECK(max(abs(first.reshape({kWidth}) - select(x.v, 0, 0))).item() < 1e-15);
+  REQUIRE_MESSAGE(first.shape() == Shape{kWidth}, "your step returned the shape ",
+                  to_string(first.shape()), " where one vector, [", kWidth,
+                  "], was expected");
+  CHECK(max(abs(first - select(x.v, 0, 0))).item() < 1e-15);
 }

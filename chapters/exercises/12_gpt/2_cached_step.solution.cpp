@@ -4,11 +4,12 @@
 
 #include <litgrad/litgrad.hpp>
 
+#include "your_gpt.hpp"
+
 using namespace litgrad;
 
-struct HeadCache {
-  Tensor keys, values;  // [s, d] each; undefined before the first token
-};
+// HeadCache (in chapters/exercises/your_gpt.hpp) holds keys and values, [s, d] each;
+// both undefined before the first token.
 
 Tensor decode_step(const Tensor& q, const Tensor& k, const Tensor& v,
                    HeadCache& cache) {

@@ -5,11 +5,12 @@
 
 #include <litgrad/litgrad.hpp>
 
+#include "your_gpt.hpp"
+
 using namespace litgrad;
 
-struct HeadCache {
-  Tensor keys, values;  // [s, d] each; undefined before the first token
-};
+// HeadCache (in chapters/exercises/your_gpt.hpp) holds keys and values, [s, d] each;
+// both undefined before the first token.
 
 // Appends k and v to the cache, then returns softmax(K q / sqrt(d)) V over every cached
 // token, the new one included: [d].
