@@ -11,19 +11,22 @@
 // of every block, and write with it. Write two functions.
 //
 // ``cached_scores(gpt, token, cache)`` feeds one token id at the next position (the
-// number of tokens the caches hold: 0 for the first) and returns the scores for the
-// token after it, ``[V]``. Its vector is the token's row of the token table plus the
+// number of keys any head's cache holds: 0 for the first token, when a
+// ``HeadCache``'s tensors are still undefined) and returns the scores for the token
+// after it, ``[V]``. Its vector is the token's row of the token table plus the
 // position's row of the position table, ``[E]``. Each block then does, for this one
 // vector, what exercise 9.2's block does for a window: the first norm
 // (``block.norm1``); the query, key and value, ``W x + b`` with
 // ``self_attn.in_proj_weight``, stored ``[3E, E]``, and ``in_proj_bias``, the three
 // one after the other; for each head :math:`h` its :math:`d = E / H` numbers of each,
 // through ``decode_step`` with the cache ``cache.blocks[l][h]``; the heads' outputs
-// joined in order, through ``self_attn.out_proj`` (stored ``[E, E]``) and added to the
-// vector; then the second norm, the feed-forward network with GELU, added again.
-// After the last block, the final norm and the tied read-out, the token table times
-// the vector. ``cache.blocks`` is empty until the first token: size it then, one
-// ``HeadCache`` for each of each block's heads.
+// joined in order, through ``self_attn.out_proj`` (weight stored ``[E, E]``) and added
+// to the vector; then the second norm (``block.norm2``), the feed-forward network
+// ``block.linear1`` (weight ``[F, E]``), GELU and ``block.linear2`` (``[E, F]``), added
+// again. After the last block, the final norm and the tied read-out, the token table
+// times the vector. Call the modules (``block.norm1(x)``, ``out_proj(y)``, ...) or
+// write their products yourself, as you like. ``cache.blocks`` is empty until the
+// first token: size it then, one ``HeadCache`` for each of each block's heads.
 //
 // ``write_with_cache(gpt, tokens, count)`` writes as ``write_greedily`` does: the
 // prompt ``tokens`` (at least one) followed by ``count`` tokens, each the most likely
@@ -32,7 +35,8 @@
 // written, once, to choose the next. A cache full of :math:`T` tokens cannot take
 // another: the position table ends at :math:`T - 1`, and every cached key was computed
 // from its token's position, so dropping the oldest would leave keys whose positions
-// no longer count from 0. Start a fresh cache from the newest :math:`T` tokens instead.
+// no longer count from 0. Start a fresh cache instead, and feed it the newest
+// :math:`T` tokens, the one just written included, at positions 0 to :math:`T - 1`.
 //
 // The tests hold your scores to the library GPT's within twice the rounding allowance
 // of exercise 12.3, and what your caches hold to the keys and values the library's
@@ -244,10 +248,10 @@ void check_writing(const SmallGPT& model, const std::vector<std::int64_t>& promp
   } catch (const std::exception& e) {
     const std::string what = e.what();
     const bool past = what.find("out of range") != std::string::npos;
-    FAIL("writing stopped: ", what,
-         past ? "; the position table has rows 0 to T - 1 = 7, so a cache that holds T "
-                "tokens cannot take another"
-              : "");
+    const std::string why = past ? "; the position table has rows 0 to T - 1 = 7, so a "
+                                   "cache that holds T tokens cannot take another"
+                                 : "";
+    FAIL("writing stopped: ", what, why);
   }
   const Written library = library_writing(model, prompt, count);
   const std::string why =
@@ -330,8 +334,8 @@ TEST_CASE(
       REQUIRE_MESSAGE(held.keys.defined(), "no keys cached");
       REQUIRE_MESSAGE(held.values.defined(), "no values cached");
       for (const auto& [what, W, b, cached] :
-           {std::tuple{"keys", p.W_k, p.b_k, held.keys},
-            std::tuple{"values", p.W_v, p.b_v, held.values}}) {
+           {std::tuple{std::string("keys"), p.W_k, p.b_k, held.keys},
+            std::tuple{std::string("values"), p.W_v, p.b_v, held.values}}) {
         const Tensor expected = select(matmul(n1, W) + b, 0, 0);  // [5, d]
         const Tensor allowed =
             select(exercise::linear_allowance(n1, n1_error, W, b), 0, 0);

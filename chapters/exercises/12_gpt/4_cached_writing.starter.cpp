@@ -2,6 +2,7 @@
 // and write_with_cache below, calling your decode_step of exercise 12.2, then run
 // `tools/exercise check 12.4`.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
