@@ -7,6 +7,8 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <litgrad/litgrad.hpp>
@@ -86,6 +88,51 @@ TEST_CASE("in-place operations write the values torch's do, broadcast, and advan
   CHECK_THROWS_WITH_AS(ids.add_(1.0),
                        "add_: arithmetic in place needs a Float64 tensor, this one is Int64 of shape [3]", ValueError);
   CHECK_THROWS_WITH_AS(a.add_(ones({3})), "add_: the other tensor's shape [3] does not broadcast to [2,2]", ShapeError);
+}
+
+// litgrad has no views: x.select(0, 1) -= y would change a copy, so on a temporary it does not compile.
+template <class T, class = void>
+struct compound_assignable : std::false_type {};
+template <class T>
+struct compound_assignable<T, std::void_t<decltype(std::declval<T>() -= std::declval<const Tensor&>())>>
+    : std::true_type {};
+static_assert(compound_assignable<Tensor&>::value && !compound_assignable<Tensor>::value);
+
+TEST_CASE(
+    "compound assignment is the in-place methods: the same bits, the same refusals, and torch's hand-written step") {
+  const Tensor start = tensor({{0.3, -1.7}, {2.9, 0.1}}), other = tensor({1.1, -0.3});
+  const auto both = [&](auto with_operator, auto with_method) {
+    Tensor a = start.clone(), b = start.clone();
+    with_operator(a), with_method(b);
+    CHECK(a.to_vector() == b.to_vector());
+    CHECK(a.version() == b.version());
+  };
+  both([&](Tensor& t) { t += other; }, [&](Tensor& t) { t.add_(other); });
+  both([&](Tensor& t) { t -= other; }, [&](Tensor& t) { t.sub_(other); });
+  both([&](Tensor& t) { t *= other; }, [&](Tensor& t) { t.mul_(other); });
+  both([&](Tensor& t) { t /= other; }, [&](Tensor& t) { t.div_(other); });
+  both([&](Tensor& t) { t += 0.7; }, [&](Tensor& t) { t.add_(0.7); });
+  both([&](Tensor& t) { t -= 0.7; }, [&](Tensor& t) { t.sub_(full({2, 2}, 0.7)); });
+  both([&](Tensor& t) { t *= 0.7; }, [&](Tensor& t) { t.mul_(0.7); });
+  both([&](Tensor& t) { t /= 0.7; }, [&](Tensor& t) { t.div_(0.7); });
+  // A leaf that requires grad refuses it while gradients are recorded, naming sub_.
+  Tensor w = tensor({1.0, 2.0}).requires_grad_();
+  CHECK_THROWS_WITH_AS(w -= other, doctest::Contains("sub_: this tensor of shape [2] is a leaf that requires grad"),
+                       AutogradError);
+  // Under NoGradGuard, w -= lr * w.grad() is optim::SGD's step, bit for bit.
+  Tensor v = tensor({1.0, 2.0}).requires_grad_(), u = tensor({1.0, 2.0}).requires_grad_();
+  optim::SGD sgd({u}, {0.1});
+  for (int step = 0; step < 3; ++step) {
+    sum(exp(v * other)).backward();
+    sum(exp(u * other)).backward();
+    {
+      NoGradGuard no_grad;
+      v -= 0.1 * v.grad();
+    }
+    sgd.step();
+    v.zero_grad(), sgd.zero_grad();
+    CHECK(v.to_vector() == u.to_vector());
+  }
 }
 
 TEST_CASE(

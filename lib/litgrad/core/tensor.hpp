@@ -192,13 +192,35 @@ class Tensor {
   /// this shape and is converted to this dtype. Every tensor sharing this one's storage sees the
   /// new values.
   Tensor& copy_(const Tensor& src);
-  Tensor& add_(const Tensor& other, double alpha = 1.0);   ///< `*this += alpha * other`
-  Tensor& add_(double value);                              ///< `*this += value`
-  Tensor& sub_(const Tensor& other, double alpha = 1.0);   ///< `*this -= alpha * other`
-  Tensor& mul_(const Tensor& other);                       ///< `*this *= other`
-  Tensor& mul_(double value);                              ///< `*this *= value`
-  Tensor& div_(const Tensor& other);                       ///< `*this /= other`
-  Tensor& div_(double value);                              ///< `*this /= value`
+  Tensor& add_(const Tensor& other, double alpha = 1.0);  ///< `*this += alpha * other`
+  Tensor& add_(double value);                             ///< `*this += value`
+  Tensor& sub_(const Tensor& other, double alpha = 1.0);  ///< `*this -= alpha * other`
+  Tensor& mul_(const Tensor& other);                      ///< `*this *= other`
+  Tensor& mul_(double value);                             ///< `*this *= value`
+  Tensor& div_(const Tensor& other);                      ///< `*this /= other`
+  Tensor& div_(double value);                             ///< `*this /= value`
+  /// \brief `x -= lr * g` and the other compound assignments, as libtorch's and Python's: the
+  /// in-place methods above (`sub_`, `add_`, `mul_`, `div_`), with their checks and errors.
+  /// `w -= lr * w.grad()` inside a NoGradGuard is the hand-written step of gradient descent.
+  /// On a temporary they are compile errors, as assignment is: litgrad has no views, so
+  /// `x.select(0, 1) -= y` would change a copy and leave `x` as it was (write into part of a
+  /// tensor with index_put_()).
+  Tensor& operator+=(const Tensor& other) & { return add_(other); }
+  Tensor& operator-=(const Tensor& other) & { return sub_(other); }  ///< `sub_(other)`
+  Tensor& operator*=(const Tensor& other) & { return mul_(other); }  ///< `mul_(other)`
+  Tensor& operator/=(const Tensor& other) & { return div_(other); }  ///< `div_(other)`
+  Tensor& operator+=(double value) & { return add_(value); }         ///< `add_(value)`
+  Tensor& operator-=(double value) & { return add_(-value); }        ///< `add_(-value)`
+  Tensor& operator*=(double value) & { return mul_(value); }         ///< `mul_(value)`
+  Tensor& operator/=(double value) & { return div_(value); }         ///< `div_(value)`
+  Tensor& operator+=(const Tensor&) && = delete;
+  Tensor& operator-=(const Tensor&) && = delete;
+  Tensor& operator*=(const Tensor&) && = delete;
+  Tensor& operator/=(const Tensor&) && = delete;
+  Tensor& operator+=(double) && = delete;
+  Tensor& operator-=(double) && = delete;
+  Tensor& operator*=(double) && = delete;
+  Tensor& operator/=(double) && = delete;
   Tensor& masked_fill_(const Tensor& mask, double value);  ///< `value` where the Bool \p mask is true
   Tensor& fill_(double value);                             ///< every element \p value
   Tensor& zero_();                                         ///< every element 0
