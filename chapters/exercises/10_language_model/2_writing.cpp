@@ -24,10 +24,12 @@
 // two symbols, about one draw in :math:`10^{15}`.)
 
 // %% hint
-// Build the ids afresh at each step from the boundary and the word so far: ``[1, n]``
-// in, ``[1, n, 27]`` out. Which of the ``n`` rows of scores is about the symbol after
-// the last letter? The temperature divides the scores before the softmax: what does
-// :math:`T = 2` do to the gaps between them?
+// Build the ids afresh at each step from the boundary and the word so far, as
+// ``tensor(ids, {1, n}, DType::Int64)``: ``[1, n]`` in, ``[1, n, 27]`` out. A draw
+// comes back as a one-element Int64 tensor; ``.item()`` gives its value. Which of the
+// ``n`` rows of scores is about the symbol after the last letter? The temperature
+// divides the scores before the softmax: what does :math:`T = 2` do to the gaps
+// between them?
 
 // %% fold: includes, the models, the reference loop with each catalogued mistake
 #include <doctest/doctest.h>
@@ -35,6 +37,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -157,10 +160,19 @@ const std::string kStopped = "(stopped: ";
 std::vector<std::string> words(const Runs& runs, const Variant* v) {
   Generator gen(runs.seed);
   std::vector<std::string> out;
+  int calls = 0;  // of the model, for the word being written
+  const Scores model = [&](const Tensor& ids) {
+    if (++calls > 50)
+      throw std::runtime_error(
+          "the model was called 50 times for one word of at most 10 letters: does "
+          "your loop end at the boundary and at 10 letters?");
+    return runs.model(ids);
+  };
   for (const std::string& start : runs.starts)
     for (int i = 0; i < runs.count; ++i) try {
-        out.push_back(v ? reference_word(runs.model, start, runs.temperature, gen, *v)
-                        : write_word(runs.model, start, runs.temperature, gen));
+        calls = 0;
+        out.push_back(v ? reference_word(model, start, runs.temperature, gen, *v)
+                        : write_word(model, start, runs.temperature, gen));
       } catch (const std::exception& e) {
         out.push_back(kStopped + e.what() + ")");
         return out;

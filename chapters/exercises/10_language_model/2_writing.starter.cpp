@@ -1,5 +1,6 @@
 // Exercise 10.2 · Writing a word. This is your file: write write_word below, then run
 // `tools/exercise check 10.2`.
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
