@@ -5,6 +5,8 @@
 // Header-only, in each exercise's tests; a model is trained once per process.
 #pragma once
 
+#include <doctest/doctest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -222,6 +224,28 @@ inline Written library_writing(const SmallGPT& m, std::vector<std::int64_t> toke
   }
   w.tokens = tokens;
   return w;
+}
+
+// Your written tokens against the library model's: the prompt kept, then `count` tokens,
+// each the library's wherever rounding cannot decide (the test's premise: everywhere).
+// `why` names the catalogued mistake the tokens are, or is empty.
+inline void check_tokens(const SmallGPT& model, const std::vector<std::int64_t>& prompt,
+                         int count, const std::vector<std::int64_t>& yours,
+                         const std::string& why) {
+  const Written library = library_writing(model, prompt, count);
+  INFO(why);
+  REQUIRE_MESSAGE(yours.size() == prompt.size() + count, "you returned ", yours.size(),
+                  " tokens; the prompt's ", prompt.size(), " and ", count,
+                  " written were expected");
+  CHECK_MESSAGE(std::equal(prompt.begin(), prompt.end(), yours.begin()),
+                "your tokens do not begin with the prompt");
+  REQUIRE(std::count(library.decided.begin(), library.decided.end(), true) == count);
+  for (int i = 0; i < count; ++i) {
+    const std::size_t at = prompt.size() + i;
+    INFO("written token ", i, ": yours ", yours[at], ", the library's ",
+         library.tokens[at]);
+    REQUIRE(yours[at] == library.tokens[at]);
+  }
 }
 
 }  // namespace small_gpt

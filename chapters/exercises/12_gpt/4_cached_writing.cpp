@@ -253,23 +253,8 @@ void check_writing(const SmallGPT& model, const std::vector<std::int64_t>& promp
                                  : "";
     FAIL("writing stopped: ", what, why);
   }
-  const Written library = library_writing(model, prompt, count);
-  const std::string why =
-      exercise::quietly(writing_mistake, model, prompt, count, yours);
-  INFO(why);
-  REQUIRE_MESSAGE(yours.size() == prompt.size() + count, "you returned ", yours.size(),
-                  " tokens; the prompt's ", prompt.size(), " and ", count,
-                  " written were expected");
-  CHECK_MESSAGE(std::equal(prompt.begin(), prompt.end(), yours.begin()),
-                "your tokens do not begin with the prompt");
-  // The test's own premise: at every step the library's choice is clear of rounding.
-  REQUIRE(std::count(library.decided.begin(), library.decided.end(), true) == count);
-  for (int i = 0; i < count; ++i) {
-    const std::size_t at = prompt.size() + i;
-    INFO("written token ", i, ": yours ", yours[at], ", the library's ",
-         library.tokens[at]);
-    REQUIRE(yours[at] == library.tokens[at]);
-  }
+  check_tokens(model, prompt, count, yours,
+               exercise::quietly(writing_mistake, model, prompt, count, yours));
 }
 }  // namespace
 
