@@ -135,7 +135,8 @@ void check_walk(const Build& build) {
   const std::vector<double> expected = gradients(build, {});
   const std::vector<std::pair<Walk, std::string>> mistakes = {
       {{true, false, false, false, false}, "a gradient overwritten, not added to"},
-      {{false, true, false, false, false}, "the walk gone through forwards"},
+      {{false, true, false, false, false},
+       "the walk begun at the leaves, not at the result"},
       {{false, false, true, false, false}, "the result's gradient not set to 1"},
       {{false, false, false, true, false}, "a node visited once per path"},
       {{false, false, false, false, true}, "nodes pushed in breadth-first order"}};

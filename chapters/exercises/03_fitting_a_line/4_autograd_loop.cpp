@@ -4,12 +4,17 @@
 // Write the training loop torch users write first, with chapter 2's autograd finding
 // the gradient and your own code taking the step: no ``optim`` class.
 // ``descend_with_autograd(x, y, lr, steps)`` starts from :math:`w = b = 0`, two
-// scalar tensors that require grad, and repeats ``steps`` times: the forward pass, the
-// mean squared error of the line :math:`w x + b` against :math:`y`; ``backward()``;
-// the step :math:`w \leftarrow w - \eta\, \partial L/\partial w`, and the same for
-// :math:`b`, written on the tensors themselves (``w -= lr * w.grad()``) inside a
-// ``NoGradGuard``; and whatever else the next step needs. It returns the line before
-// the first step and after each step, ``steps + 1`` lines.
+// scalar tensors that require grad, and repeats ``steps`` times:
+//
+// 1. the forward pass: the mean squared error of the line :math:`w x + b` against
+//    :math:`y` (``mse_loss``, or the mean of the squares);
+// 2. ``backward()``;
+// 3. the step :math:`w \leftarrow w - \eta\, \partial L/\partial w`, and the same for
+//    :math:`b`, written on the tensors themselves (``w -= lr * w.grad()``) inside a
+//    ``NoGradGuard``;
+// 4. whatever else the next step needs.
+//
+// It returns the line before the first step and after each step: ``steps + 1`` lines.
 //
 // The tests hold your path to the reference loop's, point for point, within what
 // rounding can explain when your arithmetic runs in another order (``mse_loss`` or a

@@ -184,7 +184,7 @@ void check_layer(const Tensor& x, const nn::MultiheadAttention& layer,
       FAIL("a product met a head's rows of in_proj_weight as they are stored, ",
            to_string(Shape{d, E}),
            ": this points to the input projections not transposed (", what, ")");
-    FAIL("a product of the wrong shapes: ", what);
+    FAIL("shapes that do not fit: ", what);
   }
   const std::string changed = inputs.changed();
   REQUIRE_MESSAGE(changed.empty(), changed);

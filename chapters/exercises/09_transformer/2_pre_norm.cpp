@@ -72,8 +72,8 @@ void look_trained(nn::TransformerEncoderLayer& layer, Generator& gen) {
     t.copy_(0.5 * randn(t.shape(), gen));
 }
 
-// Your block, with a product of the wrong shapes reported as a failed check (and the
-// mistake it points to when the shapes say which).
+// Your block, with an operation on shapes that do not fit reported as a failed check
+// (and the mistake it points to when the shapes say which).
 Tensor your_block(const nn::TransformerEncoderLayer& layer, const Tensor& x,
                   const Tensor& mask) {
   Tensor yours;
@@ -87,7 +87,7 @@ Tensor your_block(const nn::TransformerEncoderLayer& layer, const Tensor& x,
              to_string(W->shape()),
              ": this points to the feed-forward's weights not transposed (", what, ")");
     }
-    FAIL("a product of the wrong shapes: ", what);
+    FAIL("shapes that do not fit: ", what);
   }
   REQUIRE_MESSAGE(yours.defined(), "your block returned an undefined Tensor");
   return yours;

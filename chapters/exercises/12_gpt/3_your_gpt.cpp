@@ -70,7 +70,7 @@ std::string mistake_behind(const SmallGPT& m, const Tensor& ids, const Tensor& y
   return name.empty() ? "" : "your scores are the scores of " + name + " (to 1e-9)";
 }
 
-// Your scores on ids, checked against the library's; a product of the wrong shapes is a
+// Your scores on ids, checked against the library's; shapes that do not fit are a
 // failed check, naming the read-out when the shapes are exactly its.
 Tensor check_scores(const SmallGPT& m, const Tensor& ids) {
   const exercise::Untouched inputs({{"ids", ids}, {"token.weight", m.token.weight}});
@@ -84,7 +84,7 @@ Tensor check_scores(const SmallGPT& m, const Tensor& ids) {
           "the read-out met the token table as it is stored, [V, d]: this points to "
           "the read-out not transposed (",
           what, ")");
-    FAIL("a product of the wrong shapes: ", what);
+    FAIL("shapes that do not fit: ", what);
   }
   const std::string changed = inputs.changed();
   REQUIRE_MESSAGE(changed.empty(), changed);
