@@ -196,3 +196,42 @@ TEST_CASE(
       for (double v : p.to_vector()) CHECK(v == 0.5);
   }
 }
+
+TEST_CASE("F::name is the function litgrad::name or nn::name: torch.nn.functional's spellings, the same bits") {
+  Generator gen(7);
+  const Tensor x = randn({4, 6}, gen), W = randn({3, 6}, gen), b = randn({3}, gen);
+  const Tensor targets = tensor({0, 2, 1, 2}, {4}, DType::Int64);
+  const auto same = [](const Tensor& a, const Tensor& c) { return a.to_vector() == c.to_vector(); };
+  CHECK(same(F::gelu(x), gelu(x)));
+  CHECK(same(F::relu(x), relu(x)));
+  CHECK(same(F::softmax(x, -1), softmax(x, -1)));
+  CHECK(same(F::log_softmax(x, 1), log_softmax(x, 1)));
+  const Tensor scores = F::linear(F::tanh(x), W, b);
+  CHECK(same(scores, nn::linear(tanh(x), W, b)));
+  CHECK(same(F::cross_entropy(scores, targets), cross_entropy(scores, targets)));
+  CHECK(same(F::mse_loss(x, x * 0.5), mse_loss(x, x * 0.5)));
+  CHECK(same(F::layer_norm(x, {6}), nn::layer_norm(x, {6})));
+  CHECK(same(F::embedding(targets, W), nn::embedding(targets, W)));
+  CHECK(same(F::dropout(x, 0.5, false), x));
+}
+
+TEST_CASE("Adam's betas set together, as betas=(0.9, 0.95) and libtorch's .betas({0.9, 0.95})") {
+  const auto steps = [](auto options) {
+    Tensor p = tensor({1.0, -2.0, 0.5}).requires_grad_();
+    optim::AdamW opt({p}, options);
+    for (int i = 0; i < 5; ++i) {
+      opt.zero_grad();
+      sum(exp(p) * tensor({1.0, 2.0, 3.0})).backward();
+      opt.step();
+    }
+    return std::make_pair(p.to_vector(), opt.param_groups()[0]["beta2"]);
+  };
+  optim::AdamWOptions fields{6e-3};
+  fields.beta1 = 0.8, fields.beta2 = 0.95;
+  const auto [by_fields, beta2_fields] = steps(fields);
+  const auto [by_betas, beta2_betas] = steps(optim::AdamWOptions{6e-3}.betas({0.8, 0.95}));
+  CHECK(by_betas == by_fields);
+  CHECK(beta2_betas == 0.95);
+  CHECK(beta2_fields == 0.95);
+  CHECK(optim::AdamOptions{}.betas({0.5, 0.6}).beta1 == 0.5);
+}

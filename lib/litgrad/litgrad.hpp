@@ -38,6 +38,7 @@
 #include "litgrad/nn/activation.hpp"           // nn::ReLU, nn::Tanh, nn::Sigmoid, nn::GELU, nn::Dropout
 #include "litgrad/nn/container.hpp"            // nn::Sequential, nn::ModuleList
 #include "litgrad/nn/embedding.hpp"            // nn::Embedding
+#include "litgrad/nn/functional.hpp"           // nn::functional, alias F: F::cross_entropy, F::gelu, ...
 #include "litgrad/nn/init.hpp"                 // nn::init::uniform_, normal_, constant_, xavier_uniform_
 #include "litgrad/nn/layer_norm.hpp"           // nn::LayerNorm
 #include "litgrad/nn/linear.hpp"               // nn::Linear

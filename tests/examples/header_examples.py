@@ -29,6 +29,8 @@ CONTEXT = {
                         "auto lead = [](double d) { return d; };",
     "book/json.hpp": "Tensor w = randn({2, 2});",
     "book/trained.hpp": "std::uint64_t seed = 1; std::string text = \"a text\";",
+    "nn/functional.hpp": "Tensor h = randn({4, 8}), W = randn({3, 8}), b = randn({3}); "
+                         "Tensor targets = tensor({0, 2, 1, 0}, {4}, DType::Int64);",
     "nn/transformer.hpp": "nn::TransformerEncoderLayerOptions o; Tensor x = randn({2, 4, 64}); std::int64_t L = 4;",
     "text/bpe.hpp": "std::string text = \"a text\";",
     "text/sampling.hpp": "Tensor context = randn({1, 4});",

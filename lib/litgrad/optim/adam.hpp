@@ -2,6 +2,8 @@
 /// \file optim/adam.hpp
 /// \brief Adam (Kingma and Ba, 2015) and AdamW, with torch's formulas and defaults.
 
+#include <utility>
+
 #include "litgrad/optim/optimizer.hpp"
 
 namespace litgrad::optim {
@@ -14,6 +16,12 @@ struct AdamOptions {
   double beta2 = 0.999;     ///< decay of the running mean of squared gradients
   double eps = 1e-8;        ///< added to the denominator
   double weight_decay = 0;  ///< adds weight_decay * p to the gradient (L2, not AdamW)
+  /// \brief Both betas at once, as Python's `betas=(0.9, 0.95)` and libtorch's
+  /// `.betas({0.9, 0.95})`: `optim::AdamOptions{6e-4}.betas({0.9, 0.95})`.
+  AdamOptions& betas(std::pair<double, double> both) {
+    beta1 = both.first, beta2 = both.second;
+    return *this;
+  }
 };
 
 /// \brief torch's update, at step t = 1, 2, ...: `g = grad + wd p`,
@@ -53,6 +61,12 @@ struct AdamWOptions {
   double beta2 = 0.999;        ///< decay of the running mean of squared gradients
   double eps = 1e-8;           ///< added to the denominator
   double weight_decay = 1e-2;  ///< shrinks each parameter by `lr * weight_decay` per step
+  /// \brief Both betas at once, as Python's `betas=(0.9, 0.95)` and libtorch's
+  /// `.betas({0.9, 0.95})`: `optim::AdamWOptions{6e-4}.betas({0.9, 0.95})`.
+  AdamWOptions& betas(std::pair<double, double> both) {
+    beta1 = both.first, beta2 = both.second;
+    return *this;
+  }
 };
 
 /// \brief AdamW (Loshchilov and Hutter, 2019), as `torch.optim.AdamW`: Adam's update with the
