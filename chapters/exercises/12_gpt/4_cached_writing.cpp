@@ -13,20 +13,26 @@
 // ``cached_scores(gpt, token, cache)`` feeds one token id at the next position (the
 // number of keys any head's cache holds: 0 for the first token, when a
 // ``HeadCache``'s tensors are still undefined) and returns the scores for the token
-// after it, ``[V]``. Its vector is the token's row of the token table plus the
-// position's row of the position table, ``[E]``. Each block then does, for this one
-// vector, what exercise 9.2's block does for a window: the first norm
-// (``block.norm1``); the query, key and value, ``W x + b`` with
-// ``self_attn.in_proj_weight``, stored ``[3E, E]``, and ``in_proj_bias``, the three
-// one after the other; for each head :math:`h` its :math:`d = E / H` numbers of each,
-// through ``decode_step`` with the cache ``cache.blocks[l][h]``; the heads' outputs
-// joined in order, through ``self_attn.out_proj`` (weight stored ``[E, E]``) and added
-// to the vector; then the second norm (``block.norm2``), the feed-forward network
-// ``block.linear1`` (weight ``[F, E]``), GELU and ``block.linear2`` (``[E, F]``), added
-// again. After the last block, the final norm and the tied read-out, the token table
-// times the vector. Call the modules (``block.norm1(x)``, ``out_proj(y)``, ...) or
-// write their products yourself, as you like. ``cache.blocks`` is empty until the
-// first token: size it then, one ``HeadCache`` for each of each block's heads.
+// after it, ``[V]``. ``cache.blocks`` is empty until the first token: size it then, one
+// ``HeadCache`` for each of each block's heads. The step does, for one vector of
+// ``[E]`` numbers, what exercise 12.3's GPT does for a window:
+//
+// 1. the vector: the token's row of the token table plus the position's row of the
+//    position table;
+// 2. in each block ``l``, the first norm (``block.norm1``); the query, key and value,
+//    ``W x + b`` with ``self_attn.in_proj_weight``, stored ``[3E, E]``, and
+//    ``in_proj_bias``, the three one after the other; for each head :math:`h` its
+//    :math:`d = E / H` numbers of each, through ``decode_step`` with the cache
+//    ``cache.blocks[l][h]``; the heads' outputs joined in order, through
+//    ``self_attn.out_proj`` (weight stored ``[E, E]``), added to the vector;
+// 3. still in the block, the second norm (``block.norm2``), the feed-forward network
+//    ``block.linear1`` (weight ``[F, E]``), GELU and ``block.linear2`` (``[E, F]``),
+//    added to the vector again;
+// 4. after the last block, the final norm and the tied read-out: the token table
+//    times the vector.
+//
+// Call the modules (``block.norm1(x)``, ``out_proj(y)``, ...) or write their products
+// yourself, as you like.
 //
 // ``write_with_cache(gpt, tokens, count)`` writes as ``write_greedily`` does: the
 // prompt ``tokens`` (at least one) followed by ``count`` tokens, each the most likely
