@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <litgrad/litgrad.hpp>
 
@@ -251,6 +253,89 @@ TEST_CASE("ModuleList holds modules under their indices and hands them back in t
   CHECK_FALSE(layers.at<nn::Linear>(1).bias.defined());
   CHECK_THROWS_AS(layers.at<nn::Embedding>(0), ValueError);
   CHECK_THROWS_AS(layers[5], IndexError);
+}
+
+TEST_CASE("ModuleDict holds modules by key, in the order inserted, and names their parameters by key, as torch") {
+  nn::ModuleDict heads;
+  heads.insert("start", nn::Linear(8, 2));
+  nn::Linear& end = heads.insert("end", nn::Linear(8, 3));
+  CHECK(heads.size() == 2);
+  CHECK(heads.keys() == std::vector<std::string>{"start", "end"});
+  CHECK(heads.contains("end"));
+  CHECK_FALSE(heads.contains("middle"));
+  CHECK(&heads.at<nn::Linear>("end") == &end);
+  CHECK(&heads["start"] == &heads.at<nn::Linear>("start"));
+  const Tensor x = randn({5, 8});
+  CHECK(heads.at<nn::Linear>("end")(x).shape() == Shape{5, 3});
+  std::vector<std::string> names;
+  for (const auto& [name, p] : heads.named_parameters()) names.push_back(name);
+  CHECK(names == std::vector<std::string>{"start.weight", "start.bias", "end.weight", "end.bias"});
+  CHECK_THROWS_WITH_AS(heads.insert("end", nn::Linear(8, 3)), "ModuleDict: the key 'end' is already taken", ValueError);
+  CHECK_THROWS_WITH_AS(heads.insert("a.b", nn::Linear(8, 3)),
+                       "ModuleDict: the key 'a.b' is empty or holds a dot; a key is one part of a dotted name",
+                       ValueError);
+  CHECK_THROWS_WITH_AS(heads["middle"], "ModuleDict: no module under 'middle' (it has: start, end)", ValueError);
+  CHECK_THROWS_WITH_AS(heads.at<nn::Tanh>("start"),
+                       "ModuleDict: the module under 'start' is a Linear, not the type asked for", ValueError);
+  std::ostringstream printed;
+  printed << heads;
+  CHECK(printed.str() ==
+        "ModuleDict(\n  (start): Linear(in_features=8, out_features=2, bias=True)\n"
+        "  (end): Linear(in_features=8, out_features=3, bias=True)\n)");
+}
+
+namespace {
+// nanoGPT's causal mask as a buffer, beside a parameter and a buffer kept out of checkpoints.
+struct Masked : nn::Module {
+  nn::Linear proj{4, 4};
+  Tensor mask = tril(ones({3, 3})), scratch = zeros({2});
+  Masked() : Module("Masked") {
+    register_module("proj", proj);
+    register_buffer("mask", mask);
+    register_buffer("scratch", scratch, false);
+  }
+};
+struct Outer : nn::Module {
+  Tensor w = ones({2}), count = zeros({1});
+  Masked inner;
+  Outer() : Module("Outer") {
+    register_parameter("w", w);
+    register_buffer("count", count);
+    register_module("inner", inner);
+  }
+  void clash() { register_buffer("w", count); }
+  void stray(Tensor& elsewhere) { register_buffer("elsewhere", elsewhere); }
+};
+std::vector<std::string> names_of(const std::vector<std::pair<std::string, Tensor>>& named) {
+  std::vector<std::string> out;
+  for (const auto& n : named) out.push_back(n.first);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a buffer is kept and saved but never learnt: named_buffers, state_dict in torch's order, load_state_dict") {
+  std::vector<Outer> models(1);  // modules move: the registry finds buffers by their place too
+  Outer& m = models[0];
+  CHECK(names_of(m.named_buffers()) == std::vector<std::string>{"count", "inner.mask", "inner.scratch"});
+  CHECK(names_of(m.named_parameters()) == std::vector<std::string>{"w", "inner.proj.weight", "inner.proj.bias"});
+  CHECK(m.buffers().size() == 3);
+  CHECK_FALSE(m.inner.mask.requires_grad());
+  // torch's order: each module's parameters, then its buffers, then its sub-modules'; a
+  // buffer that is not persistent is left out.
+  StateDict dict = m.state_dict();
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : dict) keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"w", "count", "inner.mask", "inner.proj.weight", "inner.proj.bias"});
+  // Loading writes the buffer's values into the module's own tensor.
+  StateDict changed;
+  for (const auto& [key, value] : dict) changed.insert(key, key == "inner.mask" ? full({3, 3}, 2.0) : value);
+  Outer other;
+  other.load_state_dict(changed);
+  CHECK(other.inner.mask.to_vector() == std::vector<double>(9, 2.0));
+  CHECK(other.inner.scratch.to_vector() == std::vector<double>{0, 0});
+  CHECK_THROWS_WITH_AS(m.clash(), "Outer: the name 'w' is already registered", ValueError);
+  Tensor elsewhere = zeros({1});
+  CHECK_THROWS_AS(m.stray(elsewhere), ValueError);
 }
 
 TEST_CASE("Embedding looks rows up, sums the gradients of repeated ids, and keeps its padding row at zero") {

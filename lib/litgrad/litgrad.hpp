@@ -36,7 +36,7 @@
 
 // nn/ and optim/: models and their training.
 #include "litgrad/nn/activation.hpp"           // nn::ReLU, nn::Tanh, nn::Sigmoid, nn::GELU, nn::Dropout
-#include "litgrad/nn/container.hpp"            // nn::Sequential, nn::ModuleList
+#include "litgrad/nn/container.hpp"            // nn::Sequential, nn::ModuleList, nn::ModuleDict
 #include "litgrad/nn/embedding.hpp"            // nn::Embedding
 #include "litgrad/nn/functional.hpp"           // nn::functional, alias F: F::cross_entropy, F::gelu, ...
 #include "litgrad/nn/init.hpp"                 // nn::init::uniform_, normal_, constant_, xavier_uniform_

@@ -1,11 +1,13 @@
 #pragma once
 /// \file nn/container.hpp
-/// \brief `nn::Sequential` and `nn::ModuleList`: modules held in order, named `0`, `1`, ...
+/// \brief `nn::Sequential` and `nn::ModuleList`: modules held in order, named `0`, `1`, ...;
+/// `nn::ModuleDict`: modules held by name.
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -99,6 +101,77 @@ class ModuleList : public Module {
     return modules_[index];
   }
   std::vector<Module*> modules_;  // owned by the Module base, which does not move them
+};
+
+/// \brief Modules by name, as `torch.nn.ModuleDict`: each is a sub-module under its key
+/// (`transformer.wte.weight`, ...), in the order inserted, and the dictionary does nothing with
+/// them itself. nanoGPT's `self.transformer = nn.ModuleDict(dict(wte=..., wpe=..., h=...))`
+/// is a ModuleDict with those insertions, and `self.transformer.wte(idx)` is
+/// `transformer.at<nn::Embedding>("wte")(idx)`: C++ needs the type Python finds at run time.
+///
+/// \code
+/// nn::ModuleDict heads;
+/// heads.insert("start", nn::Linear(8, 2));
+/// heads.insert("end", nn::Linear(8, 2));
+/// Tensor s = heads.at<nn::Linear>("start")(x);  // x [.., 8] -> [.., 2]
+/// for (const std::string& key : heads.keys()) std::cout << key << ": " << heads[key] << "\n";
+/// \endcode
+class ModuleDict : public Module {
+ public:
+  ModuleDict() : Module("ModuleDict") {}
+
+  /// \brief Adds \p module (moved in) under \p key; returns it, in its own type.
+  /// \throws ValueError when \p key is empty, holds a dot (a key is one part of a dotted
+  /// parameter name) or is already taken. (torch's `d[key] = m` replaces a module under a
+  /// key already taken; here that is an error, since the replaced module's parameters may
+  /// already be in an optimiser.)
+  template <class M>
+  M& insert(const std::string& key, M&& module) {
+    static_assert(std::is_base_of_v<Module, std::decay_t<M>>, "ModuleDict holds modules");
+    if (key.empty() || key.find('.') != std::string::npos)
+      throw ValueError("ModuleDict: the key '", key, "' is empty or holds a dot; a key is one part of a dotted name");
+    if (contains(key)) throw ValueError("ModuleDict: the key '", key, "' is already taken");
+    auto held = std::make_unique<std::decay_t<M>>(std::forward<M>(module));
+    auto& ref = *held;
+    add_module(key, std::move(held));
+    keys_.push_back(key);
+    modules_.emplace(key, &ref);
+    return ref;
+  }
+
+  /// \brief How many modules.
+  std::size_t size() const { return keys_.size(); }
+  /// \brief Whether the dictionary is empty.
+  bool empty() const { return keys_.empty(); }
+  /// \brief Whether a module is held under \p key, as Python's `key in d`.
+  bool contains(const std::string& key) const { return modules_.count(key) > 0; }
+  /// \brief The keys, in the order inserted, as `d.keys()`.
+  const std::vector<std::string>& keys() const { return keys_; }
+  /// \brief The module under \p key. \throws ValueError naming the keys there are.
+  Module& operator[](const std::string& key) const { return *checked(key); }
+  /// \brief The module under \p key, as the type it was inserted as.
+  /// \throws ValueError when there is none under \p key or it is of another type.
+  template <class M>
+  M& at(const std::string& key) const {
+    auto* typed = dynamic_cast<M*>(checked(key));
+    if (!typed)
+      throw ValueError("ModuleDict: the module under '", key, "' is a ", checked(key)->type(),
+                       ", not the type asked for");
+    return *typed;
+  }
+
+ private:
+  Module* checked(const std::string& key) const {
+    const auto found = modules_.find(key);
+    if (found == modules_.end()) {
+      std::string known;
+      for (const std::string& k : keys_) known += (known.empty() ? "" : ", ") + k;
+      throw ValueError("ModuleDict: no module under '", key, "' (it has: ", known.empty() ? "none" : known, ")");
+    }
+    return found->second;
+  }
+  std::vector<std::string> keys_;           // in the order inserted
+  std::map<std::string, Module*> modules_;  // owned by the Module base, which does not move them
 };
 
 /// \brief Modules applied one after another, as `torch.nn.Sequential`: `seq(x)` is

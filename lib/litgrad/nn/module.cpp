@@ -47,6 +47,21 @@ void Module::register_parameter(const std::string& name, Tensor& slot) {
   parameters_.emplace_back(name, offset);
 }
 
+// torch refuses an attribute name taken twice; so does the registry, for a buffer (the names
+// of parameters and sub-modules are the library's own, written once in each constructor).
+void Module::check_new_name(const std::string& name) const {
+  bool taken = false;
+  for (const auto& p : parameters_) taken = taken || p.first == name;
+  for (const auto& b : buffers_) taken = taken || b.name == name;
+  for (const auto& c : children_) taken = taken || c.name == name;
+  if (taken) throw ValueError(type_, ": the name '", name, "' is already registered");
+}
+
+void Module::register_buffer(const std::string& name, Tensor& slot, bool persistent) {
+  check_new_name(name);
+  buffers_.push_back({name, member_offset("buffer", name, &slot), persistent});
+}
+
 void Module::register_module(const std::string& name, Module& child) {
   children_.push_back({name, member_offset("sub-module", name, &child), nullptr});
 }
@@ -58,9 +73,38 @@ Module& Module::add_module(const std::string& name, std::unique_ptr<Module> chil
   return *owned_.back();
 }
 
-void Module::collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out) const {
-  for (const auto& [name, offset] : parameters_) out.emplace_back(prefix + name, parameter_at(offset));
-  for (std::size_t i = 0; i < children_.size(); ++i) child_at(i).collect(prefix + children_[i].name + ".", out);
+void Module::collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out, Collect what) const {
+  if (what != Collect::buffers)
+    for (const auto& [name, offset] : parameters_) out.emplace_back(prefix + name, parameter_at(offset));
+  for (const Buffer& b : buffers_)
+    if (what == Collect::buffers || (what == Collect::state && b.persistent))
+      out.emplace_back(prefix + b.name, parameter_at(b.offset));
+  for (std::size_t i = 0; i < children_.size(); ++i) child_at(i).collect(prefix + children_[i].name + ".", out, what);
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_buffers() const {
+  std::vector<std::pair<std::string, Tensor>> all, out;
+  collect("", all, Collect::buffers);
+  for (auto& named : all) {  // each tensor once, as torch's remove_duplicate=True
+    bool seen = false;
+    for (const auto& kept : out) seen = seen || kept.second.is_same(named.second);
+    if (!seen) out.push_back(std::move(named));
+  }
+  return out;
+}
+
+std::vector<Tensor> Module::buffers() const {
+  std::vector<Tensor> out;
+  for (auto& named : named_buffers()) out.push_back(named.second);
+  return out;
+}
+
+// What state_dict() saves and load_state_dict() loads: every parameter under every name, and
+// the persistent buffers.
+std::vector<std::pair<std::string, Tensor>> Module::state_entries() const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  collect("", out, Collect::state);
+  return out;
 }
 
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool remove_duplicate) const {
@@ -121,12 +165,12 @@ Tensor Module::parameter(const std::string& name) const {
 
 StateDict Module::state_dict() const {
   StateDict dict;
-  for (const auto& [name, p] : named_parameters(false)) dict.insert(name, detail::snapshot(p));
+  for (const auto& [name, p] : state_entries()) dict.insert(name, detail::snapshot(p));
   return dict;
 }
 
 IncompatibleKeys Module::load_state_dict(const StateDict& dict, bool strict) {
-  const auto params = named_parameters(false);
+  const auto params = state_entries();
   IncompatibleKeys keys;
   for (const auto& [name, p] : params) {
     if (!dict.contains(name)) {

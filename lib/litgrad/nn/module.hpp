@@ -98,11 +98,20 @@ class Module {
   /// default, zeros.
   void zero_grad(bool set_to_none = false);
 
-  /// \brief Every parameter under every name (a tied weight under each), each a copy of its
-  /// values, as torch's `state_dict()`. torch's holds the live tensors, so that training after
-  /// the call changes a dictionary kept in memory; this one keeps the values of the moment.
+  /// \brief Every buffer of this module and its sub-modules (see register_buffer()), with
+  /// dotted names, in registration order, each tensor once, as torch's `named_buffers()`.
+  std::vector<std::pair<std::string, Tensor>> named_buffers() const;
+  /// \brief The buffers of named_buffers(), without the names.
+  std::vector<Tensor> buffers() const;
+
+  /// \brief Every parameter under every name (a tied weight under each) and every persistent
+  /// buffer, each a copy of its values, as torch's `state_dict()`, in torch's order: each
+  /// module's parameters, then its buffers, then its sub-modules'. torch's holds the live
+  /// tensors, so that training after the call changes a dictionary kept in memory; this one
+  /// keeps the values of the moment.
   StateDict state_dict() const;
-  /// \brief Copies the values of \p dict into the parameters of the same names, as torch's
+  /// \brief Copies the values of \p dict into the parameters and persistent buffers of the
+  /// same names, as torch's
   /// `load_state_dict`. Every shape and dtype is checked, and with \p strict every key must
   /// match (none missing, none unexpected), before any parameter changes, so on an error the
   /// module is as it was. \returns the keys that did not match (empty lists under \p strict).
@@ -120,6 +129,15 @@ class Module {
   /// \brief Makes the member \p slot a parameter named \p name: it will require grad and be
   /// listed. \throws ValueError when \p slot cannot be a member (see register_module()).
   void register_parameter(const std::string& name, Tensor& slot);
+  /// \brief Makes the member \p slot a buffer named \p name, as torch's `register_buffer`: a
+  /// tensor the module keeps and computes with but does not learn, such as nanoGPT's causal
+  /// mask or a running mean. It is not a parameter (an optimiser given parameters() never
+  /// sees it, and it keeps its requires_grad as it is); it is listed by named_buffers(), and,
+  /// when \p persistent, saved by state_dict() and loaded by load_state_dict() (torch's
+  /// `persistent=False` keeps a buffer that can be recomputed out of checkpoints).
+  /// \throws ValueError when \p slot cannot be a member, or \p name is already a
+  ///   parameter's, a buffer's or a sub-module's.
+  void register_buffer(const std::string& name, Tensor& slot, bool persistent = true);
   /// \brief Makes the member \p child a sub-module named \p name. Register members only: the
   /// registry keeps where a member sits inside the module, so a child that lives elsewhere
   /// would be lost when the module moves; hand such a module over with add_module().
@@ -147,7 +165,15 @@ class Module {
   T& member_at(std::ptrdiff_t offset) const;
   Tensor& parameter_at(std::ptrdiff_t offset) const;
   Module& child_at(std::size_t i) const;
-  void collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out) const;
+  // What collect() lists: the parameters, the buffers, or the state (the parameters and the
+  // persistent buffers).
+  enum class Collect { parameters, buffers, state };
+  // The tensors of this module and those under it, with dotted names: each module's
+  // parameters, then its buffers, then its sub-modules', as torch walks them.
+  void collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out,
+               Collect what = Collect::parameters) const;
+  std::vector<std::pair<std::string, Tensor>> state_entries() const;
+  void check_new_name(const std::string& name) const;
 
   struct Child {
     std::string name;
@@ -157,6 +183,12 @@ class Module {
   std::string type_;
   bool training_ = true;
   std::vector<std::pair<std::string, std::ptrdiff_t>> parameters_;  // name, offset of the member
+  struct Buffer {
+    std::string name;
+    std::ptrdiff_t offset;  // the member's place inside this module
+    bool persistent;        // saved by state_dict()
+  };
+  std::vector<Buffer> buffers_;
   std::vector<Child> children_;
   std::vector<std::unique_ptr<Module>> owned_;
 };
