@@ -338,6 +338,51 @@ TEST_CASE("a buffer is kept and saved but never learnt: named_buffers, state_dic
   CHECK_THROWS_AS(m.stray(elsewhere), ValueError);
 }
 
+TEST_CASE(
+    "the loss modules are their functions with their options, value and gradient bit for bit, and print as torch's") {
+  Generator gen(11);
+  const Tensor targets = tensor({0, 2, 1, 2}, {4}, DType::Int64);
+  const auto same = [](const Tensor& a, const Tensor& b) { return a.to_vector() == b.to_vector(); };
+  // Each module and its function on the same scores: the loss and the gradient it sends back.
+  const auto check = [&](auto module_loss, auto function_loss, const Tensor& start) {
+    Tensor a = start.clone().requires_grad_(), b = start.clone().requires_grad_();
+    const Tensor la = module_loss(a), lb = function_loss(b);
+    CHECK(same(la, lb));
+    sum(la).backward(), sum(lb).backward();
+    CHECK(same(a.grad(), b.grad()));
+  };
+  const Tensor scores = randn({4, 3}, gen), other = randn({4, 3}, gen);
+  CrossEntropyOptions smooth;
+  smooth.ignore_index = 1, smooth.label_smoothing = 0.1, smooth.reduction = Reduction::Sum;
+  check([&](const Tensor& x) { return nn::CrossEntropyLoss()(x, targets); },
+        [&](const Tensor& x) { return cross_entropy(x, targets); }, scores);
+  check([&](const Tensor& x) { return nn::CrossEntropyLoss(smooth)(x, targets); },
+        [&](const Tensor& x) { return cross_entropy(x, targets, smooth); }, scores);
+  check([&](const Tensor& x) { return nn::NLLLoss(2, Reduction::None)(log_softmax(x, 1), targets); },
+        [&](const Tensor& x) { return nll_loss(log_softmax(x, 1), targets, 2, Reduction::None); }, scores);
+  check([&](const Tensor& x) { return nn::MSELoss(Reduction::Sum)(x, other); },
+        [&](const Tensor& x) { return mse_loss(x, other, Reduction::Sum); }, scores);
+  check([&](const Tensor& x) { return nn::BCEWithLogitsLoss()(x, sigmoid(other)); },
+        [&](const Tensor& x) { return binary_cross_entropy_with_logits(x, sigmoid(other)); }, scores);
+  std::ostringstream printed;
+  printed << nn::CrossEntropyLoss() << " " << nn::MSELoss() << " " << nn::Flatten();
+  CHECK(printed.str() == "CrossEntropyLoss() MSELoss() Flatten(start_dim=1, end_dim=-1)");
+  CrossEntropyOptions too_much;
+  too_much.label_smoothing = 2;
+  CHECK_THROWS_WITH_AS(nn::CrossEntropyLoss{too_much}, "CrossEntropyLoss: label_smoothing must be in [0, 1], got 2",
+                       ValueError);
+  CHECK_THROWS_AS(nn::MSELoss()(scores, randn({4}, gen)), ShapeError);
+}
+
+TEST_CASE("Flatten keeps the batch and makes the rest one dimension, as torch's module (the function starts at 0)") {
+  const Tensor x = reshape(arange(24.0), {2, 3, 4});
+  CHECK(nn::Flatten()(x).shape() == Shape{2, 12});
+  CHECK(nn::Flatten()(x).to_vector() == x.to_vector());
+  CHECK(nn::Flatten(0, 1)(x).shape() == Shape{6, 4});
+  CHECK(nn::Flatten(-2)(x).shape() == Shape{2, 12});
+  CHECK_THROWS_AS(nn::Flatten(3)(x), IndexError);
+}
+
 TEST_CASE("Embedding looks rows up, sums the gradients of repeated ids, and keeps its padding row at zero") {
   Generator gen(4);
   nn::Embedding table(5, 3, 1, gen);

@@ -38,10 +38,12 @@
 #include "litgrad/nn/activation.hpp"           // nn::ReLU, nn::Tanh, nn::Sigmoid, nn::GELU, nn::Dropout
 #include "litgrad/nn/container.hpp"            // nn::Sequential, nn::ModuleList, nn::ModuleDict
 #include "litgrad/nn/embedding.hpp"            // nn::Embedding
+#include "litgrad/nn/flatten.hpp"              // nn::Flatten
 #include "litgrad/nn/functional.hpp"           // nn::functional, alias F: F::cross_entropy, F::gelu, ...
 #include "litgrad/nn/init.hpp"                 // nn::init::uniform_, normal_, constant_, xavier_uniform_
 #include "litgrad/nn/layer_norm.hpp"           // nn::LayerNorm
 #include "litgrad/nn/linear.hpp"               // nn::Linear
+#include "litgrad/nn/loss.hpp"                 // nn::MSELoss, nn::CrossEntropyLoss, nn::NLLLoss, ...
 #include "litgrad/nn/module.hpp"               // nn::Module
 #include "litgrad/nn/multihead_attention.hpp"  // nn::MultiheadAttention
 #include "litgrad/nn/positional_encoding.hpp"  // ramp and sinusoidal encodings
