@@ -82,15 +82,26 @@ void Module::collect(const std::string& prefix, std::vector<std::pair<std::strin
   for (std::size_t i = 0; i < children_.size(); ++i) child_at(i).collect(prefix + children_[i].name + ".", out, what);
 }
 
-std::vector<std::pair<std::string, Tensor>> Module::named_buffers() const {
-  std::vector<std::pair<std::string, Tensor>> all, out;
-  collect("", all, Collect::buffers);
-  for (auto& named : all) {  // each tensor once, as torch's remove_duplicate=True
+namespace {
+
+// Each tensor under its first name only, as torch's remove_duplicate=True: a tensor
+// registered twice (a tied weight, a shared buffer) is listed once.
+std::vector<std::pair<std::string, Tensor>> each_tensor_once(std::vector<std::pair<std::string, Tensor>> all) {
+  std::vector<std::pair<std::string, Tensor>> out;
+  for (auto& named : all) {
     bool seen = false;
     for (const auto& kept : out) seen = seen || kept.second.is_same(named.second);
     if (!seen) out.push_back(std::move(named));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, Tensor>> Module::named_buffers() const {
+  std::vector<std::pair<std::string, Tensor>> all;
+  collect("", all, Collect::buffers);
+  return each_tensor_once(std::move(all));
 }
 
 std::vector<Tensor> Module::buffers() const {
@@ -108,17 +119,11 @@ std::vector<std::pair<std::string, Tensor>> Module::state_entries() const {
 }
 
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool remove_duplicate) const {
-  std::vector<std::pair<std::string, Tensor>> all, out;
+  std::vector<std::pair<std::string, Tensor>> all;
   collect("", all);
-  if (!remove_duplicate) return all;
-  // A tied weight is one tensor under two names: keep its first name only, as torch does, so
-  // that an optimiser steps it once.
-  for (auto& named : all) {
-    bool seen = false;
-    for (const auto& kept : out) seen = seen || kept.second.is_same(named.second);
-    if (!seen) out.push_back(std::move(named));
-  }
-  return out;
+  // A tied weight is one tensor under two names: by default keep its first name only, as torch
+  // does, so that an optimiser steps it once.
+  return remove_duplicate ? each_tensor_once(std::move(all)) : all;
 }
 
 std::vector<std::pair<std::string, Module*>> Module::named_children() const {
