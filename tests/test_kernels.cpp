@@ -311,6 +311,32 @@ TEST_CASE("the fast softmax and its gradient give the plain ones' bits, along ro
   }
 }
 
+TEST_CASE("the fast log_softmax and its gradient give the plain ones' bits, along rows and strided slices") {
+  // Rows (inner = 1, the fast room's vectorised loops) and strided slices (the plain loops on a
+  // thread's range of slices); -inf entries, whole -inf slices, +inf and NaN, lengths around the
+  // eight lanes.
+  Generator gen(12);
+  for (int trial = 0; trial < 400; ++trial) {
+    const std::int64_t outer = gen.randint(0, 40), n = gen.randint(0, 70), inner = trial % 2 ? 1 : gen.randint(1, 5);
+    CAPTURE(trial);
+    CAPTURE(outer);
+    CAPTURE(n);
+    CAPTURE(inner);
+    Numbers x = awkward(outer * n * inner, gen, trial % 9 == 0);
+    if (trial % 3 == 0)
+      for (double& v : x) v = gen.uniform() < 0.3 ? -INFINITY : v;
+    Numbers fast_y(x.size()), plain_y(x.size());
+    fast::log_softmax(x.data(), fast_y.data(), outer, n, inner);
+    plain::log_softmax(x.data(), plain_y.data(), outer, n, inner);
+    CHECK(first_difference(fast_y, plain_y) == -1);
+    const Numbers g = awkward(static_cast<std::int64_t>(x.size()), gen);
+    Numbers fast_dx(x.size()), plain_dx(x.size());
+    fast::log_softmax_backward(plain_y.data(), g.data(), fast_dx.data(), outer, n, inner);
+    plain::log_softmax_backward(plain_y.data(), g.data(), plain_dx.data(), outer, n, inner);
+    CHECK(first_difference(fast_dx, plain_dx) == -1);
+  }
+}
+
 TEST_CASE("the fast attention weights and their gradients give the plain ones' bits, causal or not, with masks") {
   // Batches of zero to two dimensions, masks broadcast along every dimension (with -inf
   // entries), causal structure over several of the products' 32-row blocks (where the fast room

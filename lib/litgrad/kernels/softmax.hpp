@@ -10,6 +10,8 @@
 // s = lane_sum of the e_j (kernels/lanes.hpp); y_j = e_j / s. A slice of only -inf gives NaN
 // (-inf - -inf is NaN), and so does one holding a NaN or +inf, as torch gives. Backward,
 // dx_j = y_j (g_j - d) with d = lane_sum of g_j y_j: the Jacobian diag(y) - y yᵀ applied to g.
+// log_softmax's, also the same in both rooms: m and s as softmax's, y_j = (x_j - m) - log(s)
+// (std::log, once a slice); backward, dx_j = g_j - exp(y_j) t with t = lane_sum of the g_j.
 
 #include <cstdint>
 
@@ -21,13 +23,12 @@ namespace plain {
 void softmax(const double* x, double* y, std::int64_t outer, std::int64_t n, std::int64_t inner);
 void softmax_backward(const double* y, const double* g, double* dx, std::int64_t outer, std::int64_t n,
                       std::int64_t inner);
-// One implementation, which both rooms use: sums in order with std::exp, and std::log.
-//   log_softmax: y_j = x_j - m - log(sum_i exp(x_i - m)); backward dx_j = g_j - exp(y_j) sum_i g_i.
-//   logsumexp: y = m + log(sum_i exp(x_i - m)) per slice (-inf for a slice of only -inf, or an
-//   empty one), y laid out [outer, inner]; backward dx_j = g exp(x_j - y).
 void log_softmax(const double* x, double* y, std::int64_t outer, std::int64_t n, std::int64_t inner);
 void log_softmax_backward(const double* y, const double* g, double* dx, std::int64_t outer, std::int64_t n,
                           std::int64_t inner);
+// One implementation, which both rooms use (it is in no training loop):
+//   logsumexp: y = m + log(s) per slice, s as softmax's (-inf for a slice of only -inf, or an
+//   empty one), y laid out [outer, inner]; backward dx_j = g e^{x_j - y}.
 void logsumexp(const double* x, double* y, std::int64_t outer, std::int64_t n, std::int64_t inner);
 void logsumexp_backward(const double* x, const double* y, const double* g, double* dx, std::int64_t outer,
                         std::int64_t n, std::int64_t inner);
@@ -37,6 +38,9 @@ namespace fast {
 void softmax(const double* x, double* y, std::int64_t outer, std::int64_t n, std::int64_t inner);
 void softmax_backward(const double* y, const double* g, double* dx, std::int64_t outer, std::int64_t n,
                       std::int64_t inner);
+void log_softmax(const double* x, double* y, std::int64_t outer, std::int64_t n, std::int64_t inner);
+void log_softmax_backward(const double* y, const double* g, double* dx, std::int64_t outer, std::int64_t n,
+                          std::int64_t inner);
 }  // namespace fast
 
 /// y (x's layout, may be x) = softmax of every slice.
@@ -48,8 +52,15 @@ inline void softmax_backward(const double* y, const double* g, double* dx, std::
                              std::int64_t inner) {
   room::softmax_backward(y, g, dx, outer, n, inner);
 }
-using plain::log_softmax;
-using plain::log_softmax_backward;
+/// y (x's layout) = log_softmax of every slice.
+inline void log_softmax(const double* x, double* y, std::int64_t outer, std::int64_t n, std::int64_t inner) {
+  room::log_softmax(x, y, outer, n, inner);
+}
+/// dx from log_softmax's output y and the gradient g of its output.
+inline void log_softmax_backward(const double* y, const double* g, double* dx, std::int64_t outer, std::int64_t n,
+                                 std::int64_t inner) {
+  room::log_softmax_backward(y, g, dx, outer, n, inner);
+}
 using plain::logsumexp;
 using plain::logsumexp_backward;
 

@@ -1,5 +1,5 @@
-// The plain room's softmax (kernels/softmax.hpp), one slice at a time, as the formulas read; and
-// log_softmax and logsumexp, whose only implementation this is.
+// The plain room's softmax and log_softmax (kernels/softmax.hpp), one slice at a time, as the
+// formulas read; and logsumexp, whose only implementation this is.
 
 #include "litgrad/kernels/softmax.hpp"
 
@@ -54,19 +54,17 @@ void softmax_backward(const double* y, const double* g, double* dx, std::int64_t
 void log_softmax(const double* x, double* y, std::int64_t outer, std::int64_t n, std::int64_t inner) {
   for_each_slice(outer, n, inner, [&](auto at) {
     const double m = largest(x, n, at);
-    double s = 0;
-    for (std::int64_t j = 0; j < n; ++j) s += std::exp(x[at(j)] - m);  // all -inf: NaN
-    const double lse = std::log(s);
-    for (std::int64_t j = 0; j < n; ++j) y[at(j)] = x[at(j)] - m - lse;
+    const double lse =
+        std::log(lane_sum(n, [&](std::int64_t j) { return vector_exp(x[at(j)] - m); }));  // all -inf: NaN
+    for (std::int64_t j = 0; j < n; ++j) y[at(j)] = (x[at(j)] - m) - lse;
   });
 }
 
 void log_softmax_backward(const double* y, const double* g, double* dx, std::int64_t outer, std::int64_t n,
                           std::int64_t inner) {
   for_each_slice(outer, n, inner, [&](auto at) {
-    double total = 0;
-    for (std::int64_t j = 0; j < n; ++j) total += g[at(j)];
-    for (std::int64_t j = 0; j < n; ++j) dx[at(j)] = g[at(j)] - std::exp(y[at(j)]) * total;
+    const double total = lane_sum(n, [&](std::int64_t j) { return g[at(j)]; });
+    for (std::int64_t j = 0; j < n; ++j) dx[at(j)] = g[at(j)] - vector_exp(y[at(j)]) * total;
   });
 }
 
@@ -75,8 +73,7 @@ void logsumexp(const double* x, double* y, std::int64_t outer, std::int64_t n, s
     for (std::int64_t c = 0; c < inner; ++c) {
       const auto at = [=](std::int64_t j) { return o * n * inner + c + j * inner; };
       const double m = largest(x, n, at);
-      double s = 0;
-      for (std::int64_t j = 0; j < n; ++j) s += std::exp(x[at(j)] - m);
+      const double s = lane_sum(n, [&](std::int64_t j) { return vector_exp(x[at(j)] - m); });
       y[o * inner + c] = std::isinf(m) && m < 0 ? m : m + std::log(s);  // all -inf, or none: -inf
     }
 }
@@ -87,7 +84,7 @@ void logsumexp_backward(const double* x, const double* y, const double* g, doubl
     for (std::int64_t j = 0; j < n; ++j)
       for (std::int64_t c = 0; c < inner; ++c) {
         const std::int64_t i = (o * n + j) * inner + c, r = o * inner + c;
-        dx[i] = g[r] * std::exp(x[i] - y[r]);
+        dx[i] = g[r] * vector_exp(x[i] - y[r]);
       }
 }
 
