@@ -320,6 +320,17 @@ TEST_CASE("a hook on a leaf sees its gradient before it is added to grad()") {
   CHECK(w.grad().item() == 0.0);
 }
 
+TEST_CASE("a hook that returns nothing only looks: the gradient flows on unchanged, as a torch hook returning None") {
+  Tensor x = tensor({1.0, 2.0}).requires_grad_();
+  Tensor h = x * 3.0;
+  std::vector<double> seen;
+  RemovableHandle handle = h.register_hook([&](const Tensor& g) { seen = g.to_vector(); });
+  sum(h * h).backward();
+  CHECK(seen == std::vector<double>{6.0, 12.0});                   // 2h
+  CHECK(x.grad().to_vector() == std::vector<double>{18.0, 36.0});  // 2h · 3, unchanged by the hook
+  handle.remove();
+}
+
 TEST_CASE("a backward() started inside a running backward pass is refused, and leaves the graph as it was") {
   // A pass marks the tensors it walks and points into the graph; a second pass inside it, here
   // from a hook, sharing a's step with it, would overwrite those marks (the outer pass then
@@ -409,6 +420,30 @@ TEST_CASE("a custom Function is one recorded operation with the backward it wrot
   Tensor a = randn({2, 2}, gen).requires_grad_(), b = randn({2, 2}, gen).requires_grad_();
   CHECK(gradcheck([](const std::vector<Tensor>& in) { return autograd::Function<ScaledSum>::apply(in[0], 2.5, in[1]); },
                   {a, b}));
+}
+
+namespace named_by_type {
+// A Function with no name of its own: it is recorded under its type's name, as torch's.
+struct Square {
+  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& x) {
+    ctx->save_for_backward({x});
+    return x * x;
+  }
+  static std::vector<Tensor> backward(autograd::AutogradContext* ctx, const Tensor& g) {
+    return {g * 2.0 * ctx->saved_tensors()[0]};
+  }
+};
+template <int N>
+struct Times : Square {};
+}  // namespace named_by_type
+
+TEST_CASE("a custom Function without a name is recorded under its type's name, without namespaces") {
+  Tensor x = tensor({1.0, -2.0}).requires_grad_();
+  const Tensor y = autograd::Function<named_by_type::Square>::apply(x);
+  CHECK(y.grad_fn() == "Square");
+  sum(y).backward();
+  CHECK(x.grad().to_vector() == std::vector<double>{2.0, -4.0});
+  CHECK(autograd::Function<named_by_type::Times<3>>::apply(x).grad_fn() == "Times<3>");
 }
 
 TEST_CASE("a custom Function's backward written with operations can be differentiated again") {

@@ -102,6 +102,8 @@ std::vector<BadInput> bad_inputs() {
        [&] { mul(m23, v4); }},
       {"div of shapes that do not broadcast", Kind::Shape, "div: shapes [2,3] and [4] do not broadcast",
        [&] { div(m23, v4); }},
+      {"pow of shapes that do not broadcast", Kind::Shape, "pow_tensor: shapes [2,3] and [4] do not broadcast",
+       [&] { pow(m23, v4); }},
       {"comparison of shapes that do not broadcast", Kind::Shape, "lt: shapes [2,3] and [4] do not broadcast",
        [&] { lt(m23, v4); }},
       {"where with shapes that do not broadcast", Kind::Shape, "where: shapes [2,3] and [4] do not broadcast",

@@ -81,6 +81,8 @@ GRADCHECK("neg", normals({{5}}), [](I x) { return -x[0]; })
 GRADCHECK("clone", normals({{5}}), [](I x) { return x[0].clone() * arange(5); })
 GRADCHECK("pow 3", normals({{5}}), [](I x) { return pow(x[0], 3.0); })
 GRADCHECK("pow -1.5", positives({{5}}), [](I x) { return pow(x[0], -1.5); })
+GRADCHECK("pow with a tensor exponent, broadcasting 2x3 ^ 3", positives({{2, 3}, {3}}),
+          [](I x) { return pow(x[0], x[1] * 3.0 - 1.5); })
 
 // Functions.
 GRADCHECK("exp", normals({{2, 3}}), [](I x) { return exp(x[0]); })
@@ -258,6 +260,7 @@ std::function<Tensor(const Inputs&)> second_order(std::function<Tensor(const Inp
 GRADGRADCHECK("add and sub broadcasting", normals({{2, 3}, {3}}), [](I x) { return x[0] + x[1] - x[1] * 2.0; })
 GRADGRADCHECK("mul and div broadcasting", positives({{2, 3}, {2, 1}}), [](I x) { return x[0] * x[1] / (x[1] + x[0]); })
 GRADGRADCHECK("neg and pow", positives({{4}}), [](I x) { return -pow(x[0], 2.0) + pow(x[0], -1.5) + pow(x[0], 0.0); })
+GRADGRADCHECK("pow with a tensor exponent", positives({{2, 3}, {2, 1}}), [](I x) { return pow(x[0], x[1] - 1.0); })
 GRADGRADCHECK("exp, log, sqrt", positives({{2, 3}}), [](I x) { return exp(x[0]) + log(x[0]) + sqrt(x[0]); })
 GRADGRADCHECK("tanh and sigmoid", normals({{2, 3}}), [](I x) { return tanh(x[0]) * sigmoid(x[0]); })
 GRADGRADCHECK("sin and cos", normals({{5}}), [](I x) { return sin(x[0]) * cos(x[0] * 2.0); })

@@ -150,6 +150,11 @@ const std::map<std::string, Recipe>& recipes() {
          return permute(x, {1, 0});
        })},
       {"pow", unary([](const Tensor& x) { return pow(x, 3.0); })},
+      {"pow_tensor",
+       {[] {
+          return Args{positive({2, 3}, 1), normal({3}, 2)};
+        },
+        [](const Args& a) { return pow(a[0], a[1]); }}},
       {"relu", unary([](const Tensor& x) { return relu(x); })},
       {"repeat", unary([](const Tensor& x) {
          return repeat(x, {2, 1});

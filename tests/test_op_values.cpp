@@ -30,6 +30,23 @@ TEST_CASE("arithmetic broadcasts by torch's rule") {
                        "add: shapes [2,3] and [4] do not broadcast (sizes 3 and 4 at dimension 1)", ShapeError);
 }
 
+TEST_CASE("pow with a tensor exponent is std::pow elementwise, with torch's gradients where the formulas break") {
+  Tensor a = tensor({2, 0, 0, 4}).requires_grad_(), b = tensor({3, 0, 2, 0.5}).requires_grad_();
+  const Tensor y = pow(a, b);
+  CHECK(test::identical(y.detach(), tensor({8, 1, 0, 2})));
+  CHECK(y.grad_fn() == "pow_tensor");
+  sum(y).backward();
+  // Base: b a^(b-1), and 0 where b = 0 (the formula's 0 · 0^-1 would be NaN).
+  CHECK(test::identical(a.grad(), tensor({12, 0, 0, 0.25})));
+  // Exponent: a^b ln a, and 0 where a = 0 and b >= 0 (the formula's 0 · -inf would be NaN).
+  CHECK(test::identical(b.grad(), tensor({8 * std::log(2.0), 0, 0, 2 * std::log(4.0)})));
+  // Broadcasting, a negative base with a fractional power (NaN, as std::pow), and a number base.
+  CHECK(pow(ones({2, 3}), arange(3)).shape() == Shape{2, 3});
+  CHECK(std::isnan(pow(tensor({-8}), tensor({1.0 / 3})).item()));
+  CHECK(test::identical(pow(2.0, tensor({-1, 0, 10})), tensor({0.5, 1, 1024})));
+  CHECK(test::identical(tensor({3}).pow(tensor({2})), tensor({9})));
+}
+
 TEST_CASE("the elementwise functions compute what their names say") {
   const Tensor x = tensor({-1, 0, 2});
   CHECK(test::identical(relu(x), tensor({0, 0, 2})));

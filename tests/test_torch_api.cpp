@@ -108,6 +108,18 @@ TEST_CASE(
   CHECK(encoder(x, mask, {}, /*is_causal=*/true).to_vector() == by_hand.to_vector());
   CHECK_THROWS_WITH_AS(nn::TransformerEncoder(layer, 0), "TransformerEncoder: num_layers must be at least 1, got 0",
                        ValueError);
+  // The norm as torch's norm=nn.LayerNorm(d): the encoder owns it and trains it.
+  nn::LayerNorm final_norm(16);
+  {
+    NoGradGuard no_grad;
+    final_norm.weight.fill_(2.0);
+  }
+  nn::TransformerEncoder by_value(layer, 2, std::move(final_norm));
+  REQUIRE(by_value.norm != nullptr);
+  CHECK(by_value.norm->weight.to_vector() == std::vector<double>(16, 2.0));
+  const auto names = by_value.state_dict().keys();
+  CHECK(std::find(names.begin(), names.end(), "norm.weight") != names.end());
+  CHECK(nn::TransformerEncoder(layer, 1, nn::LayerNorm(16)).parameters().size() == layer.parameters().size() + 2);
 }
 
 TEST_CASE("Slice's bounds are written as libtorch's: Slice(1, None) is Python's 1:, and any integer is a bound") {

@@ -89,7 +89,7 @@ Tensor big_attention(FuzzedDataProvider& in) {
 Tensor step(FuzzedDataProvider& in, const std::vector<Tensor>& pool) {
   const Tensor& a = pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)];
   const Tensor& b = pool[in.ConsumeIntegralInRange<std::size_t>(0, pool.size() - 1)];
-  switch (in.ConsumeIntegralInRange<int>(0, 62)) {
+  switch (in.ConsumeIntegralInRange<int>(0, 63)) {
     case 0: return a + b;
     case 1: return a - b;
     case 2: return a * b;
@@ -190,6 +190,7 @@ Tensor step(FuzzedDataProvider& in, const std::vector<Tensor>& pool) {
       }
       return autograd::grad({sum(picked * picked)}, {x}, {}, std::nullopt, /*create_graph=*/true)[0];
     }
+    case 63: return pow(in.ConsumeBool() ? abs(a) : a, b);  // a tensor exponent, negative bases too
     default:
       return sinusoidal_positional_encoding(in.ConsumeIntegralInRange<std::int64_t>(-1, 9),
                                             in.ConsumeIntegralInRange<std::int64_t>(-1, 9));

@@ -2,6 +2,10 @@
 
 #include "litgrad/autograd/function.hpp"
 
+#include <cxxabi.h>
+
+#include <cstdlib>
+
 #include "litgrad/base/error.hpp"
 #include "litgrad/core/detail/node.hpp"
 #include "litgrad/core/detail/tensor_impl.hpp"
@@ -30,6 +34,22 @@ bool AutogradContext::needs_input_grad(std::size_t i) const {
 }
 
 namespace detail {
+
+std::string type_name(const char* mangled) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string name = status == 0 && demangled ? demangled : mangled;
+  std::free(demangled);
+  // Namespaces and enclosing classes off: up to the last "::" outside any template arguments.
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i + 1 < name.size(); ++i) {
+    if (name[i] == '<' || name[i] == '(') ++depth;
+    if (name[i] == '>' || name[i] == ')') --depth;
+    if (depth == 0 && name[i] == ':' && name[i + 1] == ':') start = i + 2;
+  }
+  return name.substr(start);
+}
 
 Tensor record_function(const char* name, const Tensor& output, std::vector<Tensor> inputs,
                        std::shared_ptr<AutogradContext> ctx,

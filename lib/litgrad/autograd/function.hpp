@@ -3,12 +3,14 @@
 /// \brief Operations of your own with gradients of your own: `autograd::Function`, as torch's
 /// `torch.autograd.Function`.
 ///
-/// A Function is a struct with a name and two static members: `forward(ctx, args...)`, which
-/// computes the output from tensors (and any other arguments) and may save what the backward
-/// needs in `ctx`; and `backward(ctx, grad_output)`, which returns the gradient of each tensor
-/// argument, in order (an undefined Tensor for one that needs none). `Function<F>::apply(args...)`
-/// runs forward without recording it, and records the result as one operation, named F::name,
-/// whose backward is F::backward. A backward written with litgrad's operations can itself be
+/// A Function is a struct with two static members: `forward(ctx, args...)`, which computes the
+/// output from tensors (and any other arguments) and may save what the backward needs in `ctx`;
+/// and `backward(ctx, grad_output)`, which returns the gradient of each tensor argument, in order
+/// (an undefined Tensor for one that needs none). `Function<F>::apply(args...)` runs forward
+/// without recording it, and records the result as one operation whose backward is F::backward,
+/// named `F::name` if the struct has one (`static constexpr const char* name = "cube";`), and
+/// otherwise after the struct itself, as torch names a Function's node after its class (`Cube`;
+/// namespaces are left out). A backward written with litgrad's operations can itself be
 /// differentiated (autograd::grad with create_graph).
 ///
 /// \code
@@ -32,6 +34,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -77,12 +80,32 @@ template <class T>
 void collect_tensor(std::vector<Tensor>& into, const T& arg) {
   if constexpr (std::is_same_v<std::decay_t<T>, Tensor>) into.push_back(arg);
 }
+
+// The name of a type as written, without its namespaces: "Cube" for the mangled name of
+// my::Cube (as the compiler's runtime demangles it).
+std::string type_name(const char* mangled);
+
+template <class F, class = void>
+struct has_name : std::false_type {};
+template <class F>
+struct has_name<F, std::void_t<decltype(F::name)>> : std::true_type {};
+
+// F::name, or F's own name when it has none.
+template <class F>
+const char* function_name() {
+  if constexpr (has_name<F>::value) {
+    return F::name;
+  } else {
+    static const std::string name = type_name(typeid(F).name());
+    return name.c_str();
+  }
+}
 /// \endcond
 }  // namespace detail
 
-/// \brief A custom operation F: see the top of this file. F provides `static constexpr const
-/// char* name`, `static Tensor forward(AutogradContext*, Args...)` and `static
-/// std::vector<Tensor> backward(AutogradContext*, const Tensor& grad_output)`.
+/// \brief A custom operation F: see the top of this file. F provides `static Tensor
+/// forward(AutogradContext*, Args...)`, `static std::vector<Tensor> backward(AutogradContext*,
+/// const Tensor& grad_output)` and, if it likes, `static constexpr const char* name`.
 template <class F>
 struct Function {
   /// \brief F::forward(args...) as one recorded operation; see the top of this file.
@@ -93,14 +116,15 @@ struct Function {
     std::vector<Tensor> inputs;
     (detail::collect_tensor(inputs, args), ...);
     auto ctx = std::make_shared<AutogradContext>();
-    ctx->name_ = F::name;
+    const char* name = detail::function_name<F>();
+    ctx->name_ = name;
     for (const Tensor& t : inputs) ctx->needs_grad_.push_back(t.defined() && t.requires_grad());
     Tensor output;
     {
       NoGradGuard no_grad;  // forward's own operations are not recorded: the Function is one
       output = F::forward(ctx.get(), std::forward<Args>(args)...);
     }
-    return detail::record_function(F::name, output, std::move(inputs), std::move(ctx), &F::backward);
+    return detail::record_function(name, output, std::move(inputs), std::move(ctx), &F::backward);
   }
 };
 

@@ -171,6 +171,24 @@ class Tensor {
   /// returns replaces the gradient, as torch's `register_hook`. Returns a handle that removes
   /// the hook. \throws AutogradError for a tensor that does not require grad.
   RemovableHandle register_hook(std::function<Tensor(const Tensor& grad)> hook);
+  /// \brief register_hook() for any callable on the gradient: one that returns nothing (a hook
+  /// that only looks, torch's hook returning None) leaves the gradient as it is.
+  ///
+  /// \code
+  /// Tensor h = randn({3}).requires_grad_();
+  /// std::vector<double> norms;  // the size of each gradient that reaches h
+  /// h.register_hook([&](const Tensor& g) { norms.push_back(norm(g).item()); });
+  /// \endcode
+  template <class Hook, class = std::enable_if_t<std::is_invocable_v<Hook&, const Tensor&>>>
+  RemovableHandle register_hook(Hook hook) {
+    if constexpr (std::is_void_v<std::invoke_result_t<Hook&, const Tensor&>>)
+      return register_hook(std::function<Tensor(const Tensor&)>([hook = std::move(hook)](const Tensor& g) mutable {
+        hook(g);
+        return Tensor();
+      }));
+    else
+      return register_hook(std::function<Tensor(const Tensor&)>(std::move(hook)));
+  }
 
   /// \brief How many times this tensor's elements (shared with its views) have been changed in
   /// place since they were made, as torch's `_version`: backward() compares it with the
@@ -286,6 +304,7 @@ class Tensor {
   Tensor sqrt() const;                                                             ///< sqrt(x)
   Tensor abs() const;                                                              ///< abs(x)
   Tensor pow(double exponent) const;                                               ///< pow(x, exponent)
+  Tensor pow(const Tensor& exponent) const;                                        ///< pow(x, exponent)
   Tensor masked_fill(const Tensor& mask, double value) const;                      ///< masked_fill(x, mask, value)
   Tensor to(DType dtype) const;                                                    ///< to(x, dtype)
   Tensor select(std::int64_t dim, std::int64_t index) const;                       ///< select(x, dim, index)

@@ -114,7 +114,7 @@ class TransformerEncoderLayer : public Module {
 ///
 /// \code
 /// nn::TransformerEncoderLayer layer(64, 4, o);
-/// nn::TransformerEncoder encoder(layer, 6, std::make_unique<nn::LayerNorm>(64));
+/// nn::TransformerEncoder encoder(layer, 6, nn::LayerNorm(64));
 /// Tensor y = encoder(x, generate_square_subsequent_mask(L), {}, /*is_causal=*/true);
 /// \endcode
 class TransformerEncoder : public Module {
@@ -123,6 +123,12 @@ class TransformerEncoder : public Module {
   /// \throws ValueError for num_layers below 1.
   TransformerEncoder(const TransformerEncoderLayer& encoder_layer, std::int64_t num_layers,
                      std::unique_ptr<LayerNorm> norm = nullptr);
+  /// \brief The same with the norm given as torch's `norm=nn.LayerNorm(d)`: the encoder takes
+  /// the module over (reach it as `norm`). A LayerNorm you keep a name for must be moved in,
+  /// `std::move(ln)`: torch would share it, and a copy would train apart from it silently.
+  /// \throws ValueError for num_layers below 1.
+  TransformerEncoder(const TransformerEncoderLayer& encoder_layer, std::int64_t num_layers, LayerNorm&& norm)
+      : TransformerEncoder(encoder_layer, num_layers, std::make_unique<LayerNorm>(std::move(norm))) {}
 
   /// \brief Each layer in turn, with the same masks and hint (see TransformerEncoderLayer),
   /// then the norm. Shapes as TransformerEncoderLayer's.

@@ -96,6 +96,7 @@ void require_bool(const char* op, const char* what, const Tensor& t) {
 double sin(double v) { return std::sin(v); }
 double cos(double v) { return std::cos(v); }
 double pow(double v, double p) { return std::pow(v, p); }
+double log(double v) { return std::log(v); }
 double where(bool c, double a, double b) { return c ? a : b; }
 Tensor where(const Tensor& c, double a, const Tensor& b) { return litgrad::where(c, scalar_tensor(a), b); }
 Tensor where(const Tensor& c, const Tensor& a, double b) { return litgrad::where(c, a, scalar_tensor(b)); }
@@ -143,6 +144,17 @@ Tensor div(const Tensor& a, const Tensor& b) {
                 [](auto a, auto b, auto g) { return -g * a / (b * b); },   // d(a/b)/db = -a/b²
                 Saved::only_inputs());
 }
+
+Tensor pow(const Tensor& a, const Tensor& b) {
+  return binary<op::pow_tensor>(a, b, [](double x, double y) { return std::pow(x, y); },
+                [](auto a, auto b, auto g) { return where(b == 0.0, zeros_like(g), g * b * pow(a, b - 1.0)); },  // b a^(b-1), 0 at b = 0
+                [](auto a, auto b, auto g) {                                                                      // a^b ln a, 0 at a = 0 <= b
+                  return where(logical_and(a == 0.0, b >= 0.0), zeros_like(g), g * pow(a, b) * log(a));
+                },
+                Saved::only_inputs());
+}
+
+Tensor pow(double base, const Tensor& exponent) { return pow(scalar_tensor(base), exponent); }
 
 // ---------------------------------------------------------------------------------------------
 // Functions. x: any shape; result: x's shape.

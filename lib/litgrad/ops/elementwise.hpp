@@ -29,6 +29,13 @@ Tensor div(const Tensor& a, const Tensor& b);
 Tensor neg(const Tensor& x);
 /// \brief `x` raised to a fixed power: `pow(x, 2.0)` squares.
 Tensor pow(const Tensor& x, double exponent);
+/// \brief `a` raised to the power `b`, elementwise, as torch.pow with a tensor exponent.
+/// Shapes: broadcast(a, b). A negative base with an exponent that is not a whole number gives
+/// NaN. The gradients are torch's: `b a^(b-1)` for the base, 0 where b is 0; `a^b ln a` for the
+/// exponent, 0 where a is 0 and b is at least 0 (where the formula's 0 · -inf would give NaN).
+Tensor pow(const Tensor& a, const Tensor& b);
+/// \brief `base` raised to each power in `exponent`, as torch.pow(2.0, t). Shape: exponent's.
+Tensor pow(double base, const Tensor& exponent);
 ///@}
 
 /// \name Functions (differentiable, same shape out as in)

@@ -52,6 +52,7 @@ namespace litgrad {
   LITGRAD_OP(norm, no, "") \
   LITGRAD_OP(permute, yes, "") \
   LITGRAD_OP(pow, yes, "every tensor and every exponent are inputs, as in torch (a NaN where the power has none)") \
+  LITGRAD_OP(pow_tensor, yes, "") \
   LITGRAD_OP(relu, yes, "every tensor is an input: Bool and Int64 ones are read as their numbers") \
   LITGRAD_OP(repeat, no, "") \
   LITGRAD_OP(reshape, yes, "") \

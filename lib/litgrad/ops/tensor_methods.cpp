@@ -42,6 +42,7 @@ Tensor Tensor::relu() const { return litgrad::relu(*this); }
 Tensor Tensor::sqrt() const { return litgrad::sqrt(*this); }
 Tensor Tensor::abs() const { return litgrad::abs(*this); }
 Tensor Tensor::pow(double exponent) const { return litgrad::pow(*this, exponent); }
+Tensor Tensor::pow(const Tensor& exponent) const { return litgrad::pow(*this, exponent); }
 Tensor Tensor::masked_fill(const Tensor& mask, double value) const { return litgrad::masked_fill(*this, mask, value); }
 Tensor Tensor::to(DType dtype) const { return litgrad::to(*this, dtype); }
 
