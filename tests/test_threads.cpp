@@ -212,6 +212,58 @@ TEST_CASE("a Transformer block's loss and every gradient have the same bits on 1
   }
 }
 
+TEST_CASE(
+    "broadcasting arithmetic, where, expand and permute, their gradients, and an AdamW step give the same bits on 1 to "
+    "8 threads") {
+  // Shapes of rank 1 to 4 with operands broadcast along any dimensions (leading ones dropped or
+  // of size 1), so that the rows cut for threads meet every case: an operand walking them, one
+  // broadcast along them (its gradient a sum across them: never cut), and leading 1s.
+  Generator shapes(21);
+  for (int trial = 0; trial < 150; ++trial) {
+    const std::size_t rank = static_cast<std::size_t>(shapes.randint(1, 5));
+    Shape out(rank);
+    for (auto& d : out) d = shapes.randint(1, 6);
+    if (trial % 5 == 0) out[0] = 1;  // leading 1s: the rows are the next dimension's
+    auto operand = [&] {
+      Shape s = out;
+      for (auto& d : s)
+        if (shapes.uniform() < 0.4) d = 1;
+      const std::size_t dropped = static_cast<std::size_t>(shapes.randint(0, static_cast<std::int64_t>(rank)));
+      Shape kept;
+      for (std::size_t d = dropped; d < rank; ++d) kept.push_back(s[d]);
+      return kept;
+    };
+    const Shape as = operand(), bs = operand();
+    std::vector<std::int64_t> order(rank);
+    for (std::size_t i = 0; i < rank; ++i) order[i] = static_cast<std::int64_t>(i);
+    for (std::size_t i = rank; i > 1; --i)
+      std::swap(order[i - 1], order[static_cast<std::size_t>(shapes.randint(0, static_cast<std::int64_t>(i)))]);
+    CAPTURE(trial);
+    CAPTURE(out);
+    CAPTURE(as);
+    CAPTURE(bs);
+    std::vector<Numbers> one;
+    for (int threads : {1, 2, 3, 8}) {
+      Threads t(threads, 1);
+      Generator gen(static_cast<std::uint64_t>(trial));
+      Tensor a = randn(as, gen).requires_grad_(), b = randn(bs, gen).requires_grad_();
+      const Tensor c = randn(out, gen) > 0.0;
+      const Tensor y = where(c, a * b - a / (b * b + 1.0), a.expand(out) + b);
+      const Tensor loss = sum(permute(y, order) * permute(randn(out, gen), order));
+      loss.backward();
+      optim::AdamW opt({a, b}, {});
+      opt.step();
+      const std::vector<Numbers> now = {y.to_vector(), a.grad().to_vector(), b.grad().to_vector(), a.to_vector(),
+                                        b.to_vector()};
+      CAPTURE(threads);
+      if (threads == 1)
+        one = now;
+      else
+        CHECK(now == one);  // (no NaN here, so == on the numbers is == on the bits)
+    }
+  }
+}
+
 TEST_CASE("FlopCounter counts every product on any number of threads, the workers' included") {
   // A product's parts may run on the pool's threads; its count belongs to the thread that asked.
   // Which thread takes which part is a matter of timing: the caller takes parts too, and on a

@@ -5,7 +5,7 @@
 /// Threads change no bit. Work is split across the outputs of a kernel (a matrix product's
 /// rows, a batch's matrices), never inside a sum: every number is computed by the same
 /// instructions in the same order whatever the thread count, so a run on 8 threads writes
-/// exactly what a run on one thread writes (tests/test_kernels.cpp holds them to it). Only the
+/// exactly what a run on one thread writes (tests/test_threads.cpp holds them to it). Only the
 /// fast kernels (lib/litgrad/kernels/room.hpp) use threads; a build with `LITGRAD_FAST=OFF`
 /// runs on one.
 ///

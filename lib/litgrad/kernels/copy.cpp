@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "litgrad/kernels/broadcast.hpp"
+#include "litgrad/kernels/parallel.hpp"
 
 namespace litgrad::kernels {
 
@@ -15,7 +16,7 @@ std::int64_t first_outside(const double* values, std::int64_t n, double limit) {
 }
 
 void expand(const double* x, const Shape& xs, double* y, const Shape& out) {
-  for_each_broadcast<1>(out, {&xs}, [&](std::int64_t i, const auto& o) { y[i] = x[o[0]]; });
+  for_each_broadcast_in_rows<1>(out, {&xs}, -1, [&](std::int64_t i, const auto& o) { y[i] = x[o[0]]; });
 }
 
 void expand_backward(const double* g, const Shape& out, double* dx, const Shape& xs) {
@@ -134,21 +135,28 @@ void permute(const double* x, const Shape& shape, const std::vector<std::int64_t
   const std::int64_t outer_dims = block > 1 ? rank - 1 : rank;
   const std::int64_t line = outer_dims > 0 ? out[outer_dims - 1] : 1;
   const std::int64_t step = outer_dims > 0 ? stride[outer_dims - 1] : 0;
-  std::vector<std::int64_t> index(static_cast<std::size_t>(rank), 0);
-  std::int64_t offset = 0;
-  for (std::int64_t i = 0; i < total; i += block * line) {
-    for (std::int64_t r = 0; r < line; ++r) {
-      const double* src = x + offset + r * step;
-      double* dst = y + i + r * block;
-      for (std::int64_t j = 0; j < block; ++j) dst[j] = src[j];  // short rows: no memmove call
+  // The walk over out's rows [first, last) of its first dimension; when that dimension is one
+  // of the odometer's, parts of it go to different threads (each writes its own rows, a copy:
+  // no bit can change). A copied element is counted as a quarter of an exp's work.
+  const std::int64_t rows = outer_dims >= 2 ? out[0] : 1, per_row = total / rows;
+  in_ranges(rows, per_row * kElementWork / 4, [&](std::int64_t first, std::int64_t last) {
+    std::vector<std::int64_t> index(static_cast<std::size_t>(rank), 0);
+    std::int64_t offset = 0;
+    if (outer_dims >= 2) index[0] = first, offset = first * stride[0];
+    for (std::int64_t i = first * per_row; i < last * per_row; i += block * line) {
+      for (std::int64_t r = 0; r < line; ++r) {
+        const double* src = x + offset + r * step;
+        double* dst = y + i + r * block;
+        for (std::int64_t j = 0; j < block; ++j) dst[j] = src[j];  // short rows: no memmove call
+      }
+      for (std::int64_t d = outer_dims - 2; d >= 0; --d) {
+        offset += stride[d];
+        if (++index[d] < out[d]) break;
+        offset -= stride[d] * out[d];
+        index[d] = 0;
+      }
     }
-    for (std::int64_t d = outer_dims - 2; d >= 0; --d) {
-      offset += stride[d];
-      if (++index[d] < out[d]) break;
-      offset -= stride[d] * out[d];
-      index[d] = 0;
-    }
-  }
+  });
 }
 
 void copy(const double* x, std::int64_t n, double* y) { std::copy_n(x, n, y); }

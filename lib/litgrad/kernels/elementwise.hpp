@@ -3,8 +3,9 @@
 // and a choice between two by a condition (select), with the loops their gradients need.
 // The formula of each operation is the caller's (a function of the elements); the loops are
 // here, on the room's for_each_broadcast (kernels/broadcast.hpp), which both rooms walk in the
-// same order. Loops whose elements are each computed on their own (no broadcast, no sum into
-// one element) are cut into ranges for threads (kernels/parallel.hpp), which changes no bit.
+// same order. Loops are cut into ranges for threads (kernels/parallel.hpp) where that changes no
+// bit: where each element is computed on its own, and, for broadcasting, by rows of the output
+// whose sums into one element stay in one part (for_each_broadcast_in_rows).
 // Only the library's own .cpp files include this.
 
 #include <cstdint>
@@ -45,7 +46,8 @@ void zip(const Shape& out, const double* a, const Shape& as, const double* b, co
     return in_ranges(numel(out), kElementWork, [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t i = begin; i < end; ++i) y[i] = f(a[i], b[i]);
     });
-  for_each_broadcast<2>(out, {&as, &bs}, [&](std::int64_t i, const auto& o) { y[i] = f(a[o[0]], b[o[1]]); });
+  for_each_broadcast_in_rows<2>(out, {&as, &bs}, -1,
+                                [&](std::int64_t i, const auto& o) { y[i] = f(a[o[0]], b[o[1]]); });
 }
 
 /// A binary operation's backward for one operand: grad (shaped like operand `which`, 0 for a,
@@ -59,15 +61,15 @@ void zip_backward(const Shape& out, const double* a, const Shape& as, const doub
     return in_ranges(numel(out), kElementWork, [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t i = begin; i < end; ++i) grad[i] += df(a[i], b[i], g[i]);
     });
-  for_each_broadcast<2>(out, {&as, &bs},
-                        [&](std::int64_t i, const auto& o) { grad[o[Which]] += df(a[o[0]], b[o[1]], g[i]); });
+  for_each_broadcast_in_rows<2>(out, {&as, &bs}, Which,
+                                [&](std::int64_t i, const auto& o) { grad[o[Which]] += df(a[o[0]], b[o[1]], g[i]); });
 }
 
 /// y = c ? a : b elementwise over `out`, the three shapes broadcast to it (c: 0 or 1).
 inline void select(const Shape& out, const double* c, const Shape& cs, const double* a, const Shape& as,
                    const double* b, const Shape& bs, double* y) {
-  for_each_broadcast<3>(out, {&cs, &as, &bs},
-                        [&](std::int64_t i, const auto& o) { y[i] = c[o[0]] != 0.0 ? a[o[1]] : b[o[2]]; });
+  for_each_broadcast_in_rows<3>(out, {&cs, &as, &bs}, -1,
+                                [&](std::int64_t i, const auto& o) { y[i] = c[o[0]] != 0.0 ? a[o[1]] : b[o[2]]; });
 }
 
 /// select's backward: ga (zeros on entry; null when a needs none) += g where c holds, gb
