@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include <litgrad/kernels/attention.hpp>
@@ -282,11 +283,24 @@ TEST_CASE("the fast sums over dimensions and their gradients give the plain ones
   CHECK(wide_blocks >= 30);  // blocks whose results the fast room sums as rows stream by
 }
 
-TEST_CASE("the fast softmax and its gradient give the plain ones' bits, along rows and strided slices") {
-  // Rows (inner = 1, a block of rows at a time in the fast room) and strided slices; slices
-  // ending in -inf (which the fast room does not exponentiate), all -inf (NaN), holding +inf
-  // or NaN, and lengths around the eight lanes.
-  Generator gen(10);
+namespace {
+
+// A softmax-like kernel along slices, forward and backward, in each room.
+using SliceForward = void (*)(const double*, double*, std::int64_t, std::int64_t, std::int64_t);
+using SliceBackward = void (*)(const double*, const double*, double*, std::int64_t, std::int64_t, std::int64_t);
+struct SliceKernels {
+  SliceForward fast, plain;
+  SliceBackward fast_backward, plain_backward;
+};
+
+// The fast kernels against the plain ones over 400 random layouts [outer, n, inner]: rows
+// (inner = 1) and strided slices, lengths around the eight lanes, awkward values (NaN and +inf
+// in every ninth), and the -inf that `add_minus_inf` puts in. The backward is fed the plain
+// forward's output.
+void check_slice_kernels(
+    std::uint64_t seed, const SliceKernels& k,
+    const std::function<void(Numbers&, std::int64_t, std::int64_t, std::int64_t, int, Generator&)>& add_minus_inf) {
+  Generator gen(seed);
   for (int trial = 0; trial < 400; ++trial) {
     const std::int64_t outer = gen.randint(0, 40), n = gen.randint(0, 70), inner = trial % 2 ? 1 : gen.randint(1, 5);
     CAPTURE(trial);
@@ -294,47 +308,45 @@ TEST_CASE("the fast softmax and its gradient give the plain ones' bits, along ro
     CAPTURE(n);
     CAPTURE(inner);
     Numbers x = awkward(outer * n * inner, gen, trial % 9 == 0);
-    for (std::int64_t o = 0; o < outer; ++o)
-      for (std::int64_t c = 0; c < inner; ++c) {
-        const std::int64_t tail = trial % 3 == 0 ? gen.randint(0, n + 1) : 0;  // -inf from n - tail on
-        for (std::int64_t j = n - tail; j < n; ++j) x[static_cast<std::size_t>((o * n + j) * inner + c)] = -INFINITY;
-      }
+    add_minus_inf(x, outer, n, inner, trial, gen);
     Numbers fast_y(x.size()), plain_y(x.size());
-    fast::softmax(x.data(), fast_y.data(), outer, n, inner);
-    plain::softmax(x.data(), plain_y.data(), outer, n, inner);
+    k.fast(x.data(), fast_y.data(), outer, n, inner);
+    k.plain(x.data(), plain_y.data(), outer, n, inner);
     CHECK(first_difference(fast_y, plain_y) == -1);
     const Numbers g = awkward(static_cast<std::int64_t>(x.size()), gen);
     Numbers fast_dx(x.size()), plain_dx(x.size());
-    fast::softmax_backward(plain_y.data(), g.data(), fast_dx.data(), outer, n, inner);
-    plain::softmax_backward(plain_y.data(), g.data(), plain_dx.data(), outer, n, inner);
+    k.fast_backward(plain_y.data(), g.data(), fast_dx.data(), outer, n, inner);
+    k.plain_backward(plain_y.data(), g.data(), plain_dx.data(), outer, n, inner);
     CHECK(first_difference(fast_dx, plain_dx) == -1);
   }
 }
 
+}  // namespace
+
+TEST_CASE("the fast softmax and its gradient give the plain ones' bits, along rows and strided slices") {
+  // Rows take a block of rows at a time in the fast room. Slices ending in -inf (which the fast
+  // room does not exponentiate), and all -inf (NaN).
+  check_slice_kernels(
+      10, {fast::softmax, plain::softmax, fast::softmax_backward, plain::softmax_backward},
+      [](Numbers& x, std::int64_t outer, std::int64_t n, std::int64_t inner, int trial, Generator& gen) {
+        for (std::int64_t o = 0; o < outer; ++o)
+          for (std::int64_t c = 0; c < inner; ++c) {
+            const std::int64_t tail = trial % 3 == 0 ? gen.randint(0, n + 1) : 0;  // -inf from n - tail
+            for (std::int64_t j = n - tail; j < n; ++j)
+              x[static_cast<std::size_t>((o * n + j) * inner + c)] = -INFINITY;
+          }
+      });
+}
+
 TEST_CASE("the fast log_softmax and its gradient give the plain ones' bits, along rows and strided slices") {
-  // Rows (inner = 1, the fast room's vectorised loops) and strided slices (the plain loops on a
-  // thread's range of slices); -inf entries, whole -inf slices, +inf and NaN, lengths around the
-  // eight lanes.
-  Generator gen(12);
-  for (int trial = 0; trial < 400; ++trial) {
-    const std::int64_t outer = gen.randint(0, 40), n = gen.randint(0, 70), inner = trial % 2 ? 1 : gen.randint(1, 5);
-    CAPTURE(trial);
-    CAPTURE(outer);
-    CAPTURE(n);
-    CAPTURE(inner);
-    Numbers x = awkward(outer * n * inner, gen, trial % 9 == 0);
-    if (trial % 3 == 0)
-      for (double& v : x) v = gen.uniform() < 0.3 ? -INFINITY : v;
-    Numbers fast_y(x.size()), plain_y(x.size());
-    fast::log_softmax(x.data(), fast_y.data(), outer, n, inner);
-    plain::log_softmax(x.data(), plain_y.data(), outer, n, inner);
-    CHECK(first_difference(fast_y, plain_y) == -1);
-    const Numbers g = awkward(static_cast<std::int64_t>(x.size()), gen);
-    Numbers fast_dx(x.size()), plain_dx(x.size());
-    fast::log_softmax_backward(plain_y.data(), g.data(), fast_dx.data(), outer, n, inner);
-    plain::log_softmax_backward(plain_y.data(), g.data(), plain_dx.data(), outer, n, inner);
-    CHECK(first_difference(fast_dx, plain_dx) == -1);
-  }
+  // Rows take the fast room's vectorised loops, strided slices the plain loops on a thread's
+  // range of slices. -inf anywhere, and whole slices of it.
+  check_slice_kernels(12,
+                      {fast::log_softmax, plain::log_softmax, fast::log_softmax_backward, plain::log_softmax_backward},
+                      [](Numbers& x, std::int64_t, std::int64_t, std::int64_t, int trial, Generator& gen) {
+                        if (trial % 3 == 0)
+                          for (double& v : x) v = gen.uniform() < 0.3 ? -INFINITY : v;
+                      });
 }
 
 TEST_CASE("the fast attention weights and their gradients give the plain ones' bits, causal or not, with masks") {
