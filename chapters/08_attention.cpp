@@ -1506,14 +1506,19 @@ std::function<double(std::uint64_t)> final_error(Encoding e) {
 }
 
 // %%
-// Without any position information the model is stuck near :math:`\tfrac78 s^2`, as
-// derived, within the three standard errors of section 2. But an error near
-// :math:`\tfrac78` only says the model did not *use* a position; a model fed a faint
-// one might fail the task too. The claim that it gets none is sharper: give the trained
-// model eight tokens of one value, and every score is the same number, so the weights
-// are exactly :math:`1/8` each. (:math:`e^0 = 1` eight times, summed to 8, divided:
-// every step exact.) Any position signal, however faint, that reaches a score by as
-// much as one unit in its last place breaks the tie.
+// Without any position information the model cannot get below :math:`\tfrac78 s^2`:
+// the average of the eight values is the best any model can do from the values alone,
+// as derived. So its held-out error stays above :math:`\tfrac78 s^2` less the three
+// standard errors of section 2. How far above depends on how well training went (the
+// claim's account gives each seed's error), and this half of the claim would hold for a
+// model trained less, or not at all: it is a floor that no amount of training can
+// break, not a measure of training. And an error above :math:`\tfrac78` only says the
+// model did not *use* a position; a model fed a faint one might fail the task too. The
+// claim that it gets none is sharper: give the trained model eight tokens of one value,
+// and every score is the same number, so the weights are exactly :math:`1/8` each.
+// (:math:`e^0 = 1` eight times, summed to 8, divided: every step exact.) Any position
+// signal, however faint, that reaches a score by as much as one unit in its last place
+// breaks the tie. This half, too, holds however long the model trains.
 
 // The weights of the model trained without positions that are not exactly 1/8, on
 // eight identical tokens of each of four values.
@@ -1530,12 +1535,12 @@ double weights_off_an_eighth(std::uint64_t seed) {
 
 TEST_CASE(
     "with no position information the model gets none: on eight identical "
-    "tokens its weights are exactly 1/8 each, and its error stays at 7/8 of the "
-    "variance, within three standard errors") {
+    "tokens its weights are exactly 1/8 each, and its error stays above the 7/8 of "
+    "the variance that the values alone leave, less three standard errors") {
   book::check_seeds("weights other than 1/8", "on identical tokens of four values",
                     book::exactly(0), kSeeds, weights_off_an_eighth);
   book::check_seeds("test error / s²", "after training, on 4,096 held-out examples",
-                    book::within(kThreeStandardErrors, kBestLinearError), kSeeds,
+                    book::above(kBestLinearError - kThreeStandardErrors), kSeeds,
                     final_error(Encoding::None));
 }
 
