@@ -78,6 +78,13 @@ const Tensor q = randn({3, 2, 4}, gen), kv = randn({5, 2, 4}, gen);
 const Tensor m23 = ones({2, 3}), v4 = ones({4});
 Tensor leaf = ones({3}).requires_grad_();
 
+// A tokenizer with no merges and GPT-2's one special token, which gets the id 256.
+BPETokenizer with_end_of_text() {
+  BPETokenizer t;
+  t.add_special_token("<|endoftext|>");
+  return t;
+}
+
 // Steps an optimiser of type Opt once on a parameter of 3 elements, then loads its own state
 // with the entry `key` replaced by `value`.
 template <class Opt>
@@ -708,6 +715,29 @@ std::vector<BadInput> bad_inputs() {
       {"truncating to more tokens than trained", Kind::Value,
        "BPETokenizer::truncated: vocab_size 300 is outside [256, 256], the sizes this tokenizer's merges give",
        [&] { BPETokenizer().truncated(300); }},
+      {"an empty special token", Kind::Value, "BPETokenizer::add_special_token: a special token cannot be empty",
+       [&] { BPETokenizer().add_special_token(""); }},
+      {"a special token added twice", Kind::Value,
+       "BPETokenizer::add_special_token: '<|endoftext|>' is already the special token 256",
+       [&] { with_end_of_text().add_special_token("<|endoftext|>"); }},
+      {"the id of a string that is not a special token", Kind::Value,
+       "BPETokenizer::special_token_id: '<eos>' is not a special token of this tokenizer (it has '<|endoftext|>')",
+       [&] { with_end_of_text().special_token_id("<eos>"); }},
+      {"a special token's string in text that does not allow it", Kind::Value,
+       "BPETokenizer::encode: the text holds the special token '<|endoftext|>' at byte 3, which the call does not "
+       "allow; list it in allowed_special to encode it as its id 256, or use encode_ordinary to encode it as text",
+       [&] { with_end_of_text().encode("one<|endoftext|>two"); }},
+      {"allowing a special token the tokenizer lacks", Kind::Value,
+       "BPETokenizer::encode: '<eos>' is not a special token of this tokenizer (it has none)",
+       [&] { BPETokenizer().encode("text", {"<eos>"}); }},
+      {"training a tokenizer that has special tokens", Kind::Value,
+       "BPETokenizer::train: the tokenizer has 1 special tokens, whose ids would move; train first, then add the "
+       "special tokens",
+       [&] { with_end_of_text().train("some text", 260); }},
+      {"truncating a tokenizer that has special tokens", Kind::Value,
+       "BPETokenizer::truncated: the tokenizer has 1 special tokens, whose ids would move; truncate first, then add "
+       "the special tokens",
+       [&] { with_end_of_text().truncated(256); }},
       {"loading a tokenizer that is not there", Kind::Value, "BPETokenizer::load: cannot read /no/such/file.bpe",
        [&] { BPETokenizer().load("/no/such/file.bpe"); }},
       {"loading a model's state as a tokenizer", Kind::Value,

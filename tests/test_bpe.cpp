@@ -282,7 +282,7 @@ TEST_CASE(
   };
   attempt("", "is not a litgrad bpe file");
   attempt("litgrad state_dict 1\n", "is not a litgrad bpe file");
-  attempt("litgrad bpe 3\nmerges 0\nend\n", "has format version '3'; this litgrad reads versions 1 and 2");
+  attempt("litgrad bpe 9\nmerges 0\nend\n", "has format version '9'; this litgrad reads versions 1 to 3");
   attempt("litgrad bpe 2\nmerges 0\nend\n", "after 0 merges the line should be 'checksum' and 16 hexadecimal digits");
   attempt("litgrad bpe 2\nmerges 0\n", "is truncated: it ends before its checksum line");
   {  // one id of the first merge changed to another valid one: only the checksum can tell
@@ -389,4 +389,143 @@ TEST_CASE("encoding more distinct pieces than encode remembers still gives every
   const auto ids = t.encode(text);
   CHECK(t.decode(ids) == text);
   CHECK(ids == t.encode(text));  // and again, after the memory was cleared on the way
+}
+
+TEST_CASE(
+    "special tokens take the ids after the merges; allowed ones become their ids, the text between encodes as "
+    "without them, and decode gives the text back for any bytes") {
+  std::mt19937_64 rng(17);
+  // Training text full of the special strings, so that merges cover their bytes: a special id
+  // must still come only from an allowed occurrence, never from a merge.
+  std::string training;
+  for (int i = 0; i < 40; ++i) training += random_text(rng, 80) + "<|endoftext|>";
+  BPETokenizer t;
+  t.train(training, 340);
+  const BPETokenizer plain = t;  // the same merges, no special tokens
+  const std::vector<std::string> special = {"<|endoftext|>", "\n<sep>\n"};
+  CHECK(t.add_special_token(special[0]) == 340);
+  CHECK(t.add_special_token(special[1]) == 341);
+  CHECK(t.vocab_size() == 342);
+  CHECK(t.special_tokens() == special);
+  CHECK(t.special_token_id("\n<sep>\n") == 341);
+  CHECK(t.token(340) == "<|endoftext|>");
+  CHECK(plain.encode("<|endoftext|>").size() < 13);  // the merges did learn its bytes
+  for (int trial = 0; trial < 200; ++trial) {
+    // Up to three special tokens at random, between stretches of ordinary text; each stretch
+    // encodes as the tokenizer without special tokens encodes it.
+    std::string text, stretch;
+    std::vector<std::int64_t> expected;
+    const auto end_stretch = [&] {
+      const std::vector<std::int64_t> ids = plain.encode_ordinary(stretch);
+      expected.insert(expected.end(), ids.begin(), ids.end());
+      text += stretch;
+      stretch.clear();
+    };
+    for (int part = 0; part < 4; ++part) {
+      for (std::size_t i = rng() % 30; i > 0; --i)
+        stretch += rng() % 4 ? "ab c.<|"[rng() % 7] : static_cast<char>(rng() % 256);
+      if (part < 3 && rng() % 3) {
+        end_stretch();
+        const std::size_t k = rng() % 2;
+        text += special[k];
+        expected.push_back(340 + static_cast<std::int64_t>(k));
+      }
+    }
+    end_stretch();
+    CAPTURE(text);
+    const bool has_special = text.find(special[0]) != std::string::npos || text.find(special[1]) != std::string::npos;
+    if (has_special) {
+      CHECK_THROWS_AS(t.encode(text), ValueError);
+    } else {
+      CHECK(t.encode(text) == plain.encode(text));
+    }
+    const std::vector<std::int64_t> ids = t.encode(text, t.special_tokens());
+    CHECK(ids == expected);
+    CHECK(t.decode(ids) == text);
+    const std::vector<std::int64_t> ordinary = t.encode_ordinary(text);
+    CHECK(ordinary == plain.encode_ordinary(text));
+    CHECK(std::all_of(ordinary.begin(), ordinary.end(), [](std::int64_t id) { return id < 340; }));
+    CHECK(t.decode(ordinary) == text);
+  }
+}
+
+TEST_CASE(
+    "where two special tokens start at one byte the longer is taken, and one not allowed is refused even inside an "
+    "allowed one") {
+  BPETokenizer t;
+  const std::int64_t ab = t.add_special_token("ab"), abc = t.add_special_token("abc");
+  CHECK(t.encode("xabcab", t.special_tokens()) == std::vector<std::int64_t>{'x', abc, ab});
+  CHECK(t.encode("xab abab", {"ab"}) == std::vector<std::int64_t>{'x', ab, ' ', ab, ab});
+  CHECK_THROWS_WITH_AS(t.encode("abc", {"abc"}), doctest::Contains("the special token 'ab' at byte 0"), ValueError);
+  CHECK(t.encode("x", {}) == std::vector<std::int64_t>{'x'});
+}
+
+TEST_CASE(
+    "a tokenizer with special tokens saves as version 3 and loads with the same ids, whatever bytes the tokens hold; "
+    "one without still saves as version 2, byte for byte as before") {
+  std::mt19937_64 rng(18);
+  const std::string text = random_text(rng, 3000);
+  BPETokenizer t;
+  t.train(text, 300);
+  const std::vector<std::string> special = {"<|endoftext|>", std::string("a \n\0\xff", 5), "end"};
+  for (const std::string& s : special) t.add_special_token(s);
+  const std::string path = temporary("special.bpe");
+  t.save(path);
+  std::string saved;
+  {
+    std::ifstream f(path, std::ios::binary);
+    saved.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  CHECK(saved.rfind("litgrad bpe 3\n", 0) == 0);
+  CHECK(saved.find("special 3\n3c7c656e646f66746578747c3e\n61200a00ff\n656e64\nchecksum ") != std::string::npos);
+  BPETokenizer u;
+  u.load(path);
+  CHECK(u.merges() == t.merges());
+  CHECK(u.special_tokens() == special);
+  CHECK(u.vocab_size() == 303);
+  const std::string mixed = text.substr(0, 500) + special[1] + "end" + text.substr(500, 500);
+  CHECK(u.encode(mixed, special) == t.encode(mixed, special));
+  CHECK(u.decode(u.encode(mixed, special)) == mixed);
+  // The example in bpe.hpp, saved again, is the same bytes.
+  const std::string example = "litgrad bpe 2\nmerges 2\n104 101\n256 108\nchecksum ea748a497c677633\nend\n";
+  std::ofstream(path, std::ios::binary) << example;
+  BPETokenizer v;
+  v.load(path);
+  v.save(path);
+  std::ifstream f(path, std::ios::binary);
+  CHECK(std::string(std::istreambuf_iterator<char>(f), {}) == example);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a version 3 file with a malformed special token is refused, naming the fault") {
+  const std::string bad = temporary("bad-special.bpe");
+  const auto attempt = [&](const std::string& contents, const std::string& expected) {
+    CAPTURE(expected);
+    std::ofstream(bad, std::ios::binary) << contents;
+    BPETokenizer t;
+    t.add_special_token("<keep>");
+    CHECK_THROWS_WITH_AS(t.load(bad), doctest::Contains(expected.c_str()), ValueError);
+    CHECK(t.special_tokens() == std::vector<std::string>{"<keep>"});
+  };
+  attempt("litgrad bpe 3\nmerges 0\n", "is truncated: it ends before its special tokens");
+  attempt("litgrad bpe 3\nmerges 0\nspecial 0\n", "the line should be 'special N' with N at least 1, got 'special 0'");
+  attempt("litgrad bpe 3\nmerges 0\nspecials 1\n", "the line should be 'special N' with N at least 1");
+  attempt("litgrad bpe 3\nmerges 0\nspecial 2\n6162\n", "is truncated: it ends after 1 of its 2 special tokens");
+  attempt("litgrad bpe 3\nmerges 0\nspecial 1\n616\n", "special token 0 should be its bytes in lowercase hexadecimal");
+  attempt("litgrad bpe 3\nmerges 0\nspecial 1\n6A\n", "special token 0 should be its bytes in lowercase hexadecimal");
+  attempt("litgrad bpe 3\nmerges 0\nspecial 1\n\n", "special token 0 should be its bytes in lowercase hexadecimal");
+  attempt("litgrad bpe 3\nmerges 0\nspecial 2\n6162\n6162\n", "special token 1 ('ab') repeats an earlier one");
+  attempt("litgrad bpe 3\nmerges 0\nspecial 1\n6162\nend\n", "after 1 special tokens the line should be 'checksum'");
+  // A special token's byte changed: only the checksum can tell.
+  BPETokenizer good;
+  good.add_special_token("<|endoftext|>");
+  good.save(bad);
+  std::string text;
+  {
+    std::ifstream f(bad, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  text.replace(text.find("3c7c"), 4, "3c7d");
+  attempt(text, ": the file was changed or damaged");
+  std::filesystem::remove(bad);
 }

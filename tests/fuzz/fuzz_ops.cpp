@@ -288,6 +288,7 @@ void load_changed(FuzzedDataProvider& in) {
     std::ofstream(path) << os.str();
   } else {
     tokenizer.train("the cat sat on the mat, the cat ate", 262);
+    tokenizer.add_special_token("<|endoftext|>");  // a version 3 file, with its special block
     tokenizer.save(path);
   }
   {
@@ -312,7 +313,7 @@ void load_changed(FuzzedDataProvider& in) {
     std::vector<std::int64_t> ids(in.ConsumeIntegralInRange<std::size_t>(0, 6));
     for (auto& id : ids) id = in.ConsumeIntegralInRange<std::int64_t>(-2, 300);
     loaded.decode(ids);
-    loaded.encode(in.ConsumeBytesAsString(in.ConsumeIntegralInRange<std::size_t>(0, 16)));
+    loaded.encode(in.ConsumeBytesAsString(in.ConsumeIntegralInRange<std::size_t>(0, 16)), loaded.special_tokens());
   }
 }
 

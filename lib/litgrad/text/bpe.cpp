@@ -20,7 +20,8 @@ namespace litgrad {
 namespace {
 
 constexpr const char* kMagic = "litgrad bpe";
-constexpr int kVersion = 2;  // 2 ends with a checksum line; 1, without, is still read
+// 2 ends with a checksum line; 1, without, is still read; 3 adds the special tokens.
+constexpr int kVersion = 2, kVersionWithSpecial = 3;
 
 enum class Class { Letter, Digit, Space, Other };
 
@@ -83,6 +84,21 @@ struct Candidate {
   }
 };
 
+std::string hex_of(const std::string& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) out += {digits[c >> 4], digits[c & 15]};
+  return out;
+}
+
+// The bytes that hex_of wrote, or false for anything else (odd length, other characters).
+bool bytes_of(const std::string& hex, std::string& out) {
+  if (hex.size() % 2 != 0 || hex.find_first_not_of("0123456789abcdef") != std::string::npos) return false;
+  out.clear();
+  for (std::size_t i = 0; i < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  return true;
+}
+
 std::string id_range_message(const char* op, std::int64_t id, std::int64_t vocab) {
   return detail::message(op, ": id ", id, " is out of range for a vocabulary of ", vocab, " tokens");
 }
@@ -134,6 +150,7 @@ void BPETokenizer::set_merges(std::vector<std::pair<std::int64_t, std::int64_t>>
     tokens.push_back(tokens[merges[k].first] + tokens[merges[k].second]);
     rank.emplace(key(merges[k].first, merges[k].second), static_cast<std::int32_t>(k));
   }
+  tokens.insert(tokens.end(), special_.begin(), special_.end());  // their ids follow the merges
   merges_ = std::move(merges);
   tokens_ = std::move(tokens);
   rank_ = std::move(rank);
@@ -145,6 +162,9 @@ void BPETokenizer::train(std::string_view text, std::int64_t vocab_size, std::ve
     throw ValueError("BPETokenizer::train: vocab_size ", vocab_size, " is below 256, the number of byte tokens");
   if (vocab_size > std::numeric_limits<std::int32_t>::max())
     throw ValueError("BPETokenizer::train: vocab_size ", vocab_size, " is above 2^31 - 1");
+  if (!special_.empty())
+    throw ValueError("BPETokenizer::train: the tokenizer has ", special_.size(),
+                     " special tokens, whose ids would move; train first, then add the special tokens");
   // Each distinct piece once, with how often it occurs. Sorted, so that the work is done in the
   // same order on every machine (the result does not depend on it).
   std::unordered_map<std::string_view, std::int64_t> occurrences;
@@ -252,9 +272,7 @@ void BPETokenizer::encode_piece(std::string_view piece, std::vector<std::int32_t
   }
 }
 
-std::vector<std::int64_t> BPETokenizer::encode(std::string_view text) const {
-  std::vector<std::int64_t> ids;
-  ids.reserve(text.size() / 2);
+void BPETokenizer::encode_ordinary(std::string_view text, std::vector<std::int64_t>& ids) const {
   std::vector<std::int32_t> s;
   const std::lock_guard<std::mutex> hold(memo_->lock);
   auto& memo = memo_->ids;
@@ -270,7 +288,79 @@ std::vector<std::int64_t> BPETokenizer::encode(std::string_view text) const {
     if (memo.size() >= Memo::kCapacity) memo.clear();
     memo.emplace(std::move(key_of_piece), s);
   }
+}
+
+std::vector<std::int64_t> BPETokenizer::encode_ordinary(std::string_view text) const {
+  std::vector<std::int64_t> ids;
+  ids.reserve(text.size() / 2);
+  encode_ordinary(text, ids);
   return ids;
+}
+
+std::vector<std::int64_t> BPETokenizer::encode(std::string_view text) const { return encode(text, {}); }
+
+std::vector<std::int64_t> BPETokenizer::encode(std::string_view text,
+                                               const std::vector<std::string>& allowed_special) const {
+  std::vector<bool> allowed(special_.size(), false);
+  for (const std::string& a : allowed_special) allowed[special_index(a, "BPETokenizer::encode")] = true;
+  // A special token not allowed is refused wherever it appears, as tiktoken's default does.
+  for (std::size_t k = 0; k < special_.size(); ++k) {
+    const std::size_t at = allowed[k] ? std::string_view::npos : text.find(special_[k]);
+    if (at != std::string_view::npos)
+      throw ValueError("BPETokenizer::encode: the text holds the special token '", special_[k], "' at byte ", at,
+                       ", which the call does not allow; list it in allowed_special to encode it as its id ",
+                       first_special() + static_cast<std::int64_t>(k), ", or use encode_ordinary to encode it as text");
+  }
+  std::vector<std::int64_t> ids;
+  ids.reserve(text.size() / 2);
+  // next[k]: where special token k next occurs at or after `start` (npos: nowhere), found once
+  // per occurrence, so the search costs one pass over the text per allowed token.
+  std::vector<std::size_t> next(special_.size(), std::string_view::npos);
+  for (std::size_t k = 0; k < special_.size(); ++k)
+    if (allowed[k]) next[k] = text.find(special_[k]);
+  std::size_t start = 0;
+  while (true) {
+    std::size_t at = std::string_view::npos, which = 0;
+    for (std::size_t k = 0; k < special_.size(); ++k) {
+      if (next[k] == std::string_view::npos) continue;  // not allowed, or not again
+      if (next[k] < start) next[k] = text.find(special_[k], start);
+      const bool longer = special_[k].size() > special_[which].size();
+      if (next[k] < at || (next[k] == at && longer)) at = next[k], which = k;
+    }
+    if (at == std::string_view::npos) break;
+    encode_ordinary(text.substr(start, at - start), ids);
+    ids.push_back(first_special() + static_cast<std::int64_t>(which));
+    start = at + special_[which].size();
+  }
+  encode_ordinary(text.substr(start), ids);
+  return ids;
+}
+
+std::int64_t BPETokenizer::add_special_token(const std::string& text) {
+  if (text.empty()) throw ValueError("BPETokenizer::add_special_token: a special token cannot be empty");
+  if (std::find(special_.begin(), special_.end(), text) != special_.end())
+    throw ValueError("BPETokenizer::add_special_token: '", text, "' is already the special token ",
+                     special_token_id(text));
+  if (vocab_size() >= std::numeric_limits<std::int32_t>::max())
+    throw ValueError("BPETokenizer::add_special_token: the vocabulary already has 2^31 - 1 tokens");
+  special_.push_back(text);
+  tokens_.push_back(text);
+  return vocab_size() - 1;
+}
+
+std::size_t BPETokenizer::special_index(std::string_view text, const char* op) const {
+  const auto found = std::find(special_.begin(), special_.end(), text);
+  if (found == special_.end()) {
+    std::string known;
+    for (const std::string& s : special_) known += (known.empty() ? "'" : ", '") + s + "'";
+    throw ValueError(op, ": '", text, "' is not a special token of this tokenizer (",
+                     special_.empty() ? std::string("it has none") : "it has " + known, ")");
+  }
+  return static_cast<std::size_t>(found - special_.begin());
+}
+
+std::int64_t BPETokenizer::special_token_id(std::string_view text) const {
+  return first_special() + static_cast<std::int64_t>(special_index(text, "BPETokenizer::special_token_id"));
 }
 
 const std::string& BPETokenizer::token(std::int64_t id) const {
@@ -302,6 +392,9 @@ BPETokenizer BPETokenizer::truncated(std::int64_t vocab_size) const {
   if (vocab_size < 256 || vocab_size > this->vocab_size())
     throw ValueError("BPETokenizer::truncated: vocab_size ", vocab_size, " is outside [256, ", this->vocab_size(),
                      "], the sizes this tokenizer's merges give");
+  if (!special_.empty())
+    throw ValueError("BPETokenizer::truncated: the tokenizer has ", special_.size(),
+                     " special tokens, whose ids would move; truncate first, then add the special tokens");
   BPETokenizer t;
   t.set_merges({merges_.begin(), merges_.begin() + (vocab_size - 256)});
   return t;
@@ -313,9 +406,14 @@ void BPETokenizer::save(const std::string& path) const {
   {
     std::ofstream f(temporary, std::ios::binary);
     if (!f) throw ValueError("BPETokenizer::save: cannot write ", path);
+    const int version = special_.empty() ? kVersion : kVersionWithSpecial;
     std::string text =
-        std::string(kMagic) + " " + std::to_string(kVersion) + "\n" + "merges " + std::to_string(merges_.size()) + "\n";
+        std::string(kMagic) + " " + std::to_string(version) + "\n" + "merges " + std::to_string(merges_.size()) + "\n";
     for (const auto& [left, right] : merges_) text += std::to_string(left) + " " + std::to_string(right) + "\n";
+    if (!special_.empty()) {
+      text += "special " + std::to_string(special_.size()) + "\n";
+      for (const std::string& token : special_) text += hex_of(token) + "\n";
+    }
     f << text << "checksum " << detail::hex16(detail::fnv1a(text)) << "\nend\n";
     f.flush();
     if (!f) throw ValueError("BPETokenizer::save: cannot write ", path);
@@ -340,10 +438,11 @@ void BPETokenizer::load(const std::string& path) {
   const std::string magic = std::string(kMagic) + " ";
   if (!std::getline(f, line) || line.rfind(magic, 0) != 0)
     throw ValueError(where, " is not a litgrad bpe file (its first line should be '", kMagic, " ", kVersion, "')");
-  const bool checksummed = line == magic + "2";
+  const bool with_special = line == magic + std::to_string(kVersionWithSpecial);
+  const bool checksummed = with_special || line == magic + std::to_string(kVersion);
   if (!checksummed && line != magic + "1")
-    throw ValueError(where, " has format version '", line.substr(magic.size()), "'; this litgrad reads versions 1 and ",
-                     kVersion);
+    throw ValueError(where, " has format version '", line.substr(magic.size()), "'; this litgrad reads versions 1 to ",
+                     kVersionWithSpecial);
   // A number is digits only, so that "12x" or "-3" or "1e3" is refused rather than half read.
   const auto number = [](const std::string& s, std::int64_t& out) {
     if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos) return false;
@@ -379,21 +478,49 @@ void BPETokenizer::load(const std::string& path) {
     if (!fresh) throw ValueError(where, ": merge ", k, " (", left, " ", right, ") repeats merge ", it->second);
     merges.emplace_back(left, right);
   }
+  std::vector<std::string> special;
+  if (with_special) {
+    std::int64_t n = -1;
+    if (!std::getline(f, line)) throw ValueError(where, " is truncated: it ends before its special tokens");
+    std::istringstream in(line);
+    std::string word, digits, extra;
+    in >> word >> digits;
+    if (word != "special" || !number(digits, n) || (in >> extra) || n == 0 ||
+        n > std::numeric_limits<std::int32_t>::max() - 256 - count)
+      throw ValueError(where, ": after ", count, " merges the line should be 'special N' with N at least 1, got '",
+                       line, "'");
+    for (std::int64_t k = 0; k < n; ++k) {
+      if (!std::getline(f, line))
+        throw ValueError(where, " is truncated: it ends after ", k, " of its ", n, " special tokens");
+      std::string token;
+      if (!bytes_of(line, token) || token.empty())
+        throw ValueError(where, ": special token ", k, " should be its bytes in lowercase hexadecimal, got '", line,
+                         "'");
+      if (std::find(special.begin(), special.end(), token) != special.end())
+        throw ValueError(where, ": special token ", k, " ('", token, "') repeats an earlier one");
+      special.push_back(std::move(token));
+    }
+  }
   if (checksummed) {
     const std::string computed =
         detail::hex16(detail::fnv1a(std::string_view(contents).substr(0, static_cast<std::size_t>(f.tellg()))));
     if (!std::getline(f, line)) throw ValueError(where, " is truncated: it ends before its checksum line");
     if (line.rfind("checksum ", 0) != 0)
-      throw ValueError(where, ": after ", count,
-                       " merges the line should be 'checksum' and 16 hexadecimal digits, got '", line, "'");
+      throw ValueError(
+          where, ": after ",
+          with_special ? std::to_string(special.size()) + " special tokens" : std::to_string(count) + " merges",
+          " the line should be 'checksum' and 16 hexadecimal digits, got '", line, "'");
     if (line.substr(9) != computed)
       throw ValueError(where, ": the checksum is '", line.substr(9), "', the file's merges hash to ", computed,
                        ": the file was changed or damaged");
   }
   if (!std::getline(f, line)) throw ValueError(where, " is truncated: it does not end with the line 'end'");
-  if (line != "end") throw ValueError(where, ": after ", count, " merges the line should be 'end', got '", line, "'");
+  if (line != "end")
+    throw ValueError(where, ": after ", checksummed ? std::string("the checksum") : std::to_string(count) + " merges",
+                     " the line should be 'end', got '", line, "'");
   std::string rest;
   if (std::getline(f, rest) || !f.eof()) throw ValueError(where, ": there is more after the line 'end'");
+  special_ = std::move(special);
   set_merges(std::move(merges));
 }
 

@@ -28,7 +28,24 @@
 /// `tensor(std::vector<double>(ids.begin(), ids.end()), {n}, DType::Int64)`; decode() takes
 /// either the vector or a 1-D Int64 tensor (what `argmax` or `multinomial` return).
 ///
-/// **The file format** (version 2), text like nn::save()'s:
+/// **Special tokens.** A special token is a string that stands for one id of its own, which no
+/// merge makes: GPT-2's `<|endoftext|>`, which marks where one document ends and the next
+/// begins. add_special_token() registers one, with the next id after the merges and the
+/// special tokens before it. As in `tiktoken`, encode() refuses a text that holds a special
+/// token's string unless the call allows that token, so that text from outside (a user's
+/// prompt, a scraped page) never smuggles a document boundary into a model's input; the
+/// tokens it allows become their ids, and encode_ordinary() encodes every special string as
+/// plain text, byte by byte and merge by merge. decode() of a special id is its string, so
+/// `decode(encode(text, special_tokens()))` is `text` for any bytes.
+///
+/// \code
+/// BPETokenizer tokenizer;                      // (trained first, in practice)
+/// const std::int64_t eot = tokenizer.add_special_token("<|endoftext|>");  // 256 here
+/// std::vector<std::int64_t> ids = tokenizer.encode("one<|endoftext|>two", {"<|endoftext|>"});
+/// // ids: 'o', 'n', 'e', eot, 't', 'w', 'o'; encode("one<|endoftext|>two") throws ValueError
+/// \endcode
+///
+/// **The file format** (version 2, or 3 with special tokens), text like nn::save()'s:
 ///
 ///     litgrad bpe 2
 ///     merges 2
@@ -40,7 +57,10 @@
 /// one line per merge, in the order learned, with the ids of the pair's left and right tokens,
 /// then the FNV-1a hash of every byte before the checksum line (as a state_dict's), so that a
 /// file with one digit changed is refused rather than read as another tokenizer. Version 1,
-/// the same without the checksum line, is still read.
+/// the same without the checksum line, is still read. A tokenizer with special tokens writes
+/// version 3, which adds, after the merges, the line `special N` and one line per special
+/// token, in id order, with its bytes in hexadecimal (`3c7c656e646f66746578747c3e` for
+/// `<|endoftext|>`), so that any bytes, spaces and newlines among them, survive the trip.
 
 #include <cstdint>
 #include <memory>
@@ -100,16 +120,46 @@ class BPETokenizer {
   /// \param vocab_size the number of tokens wanted: 256 bytes and `vocab_size - 256` merges
   /// \param history if given, gets one BPEStep per merge, in order
   /// \throws ValueError when \p vocab_size is below 256, the number of byte tokens, or above
-  ///   2^31 - 1.
+  ///   2^31 - 1; or when the tokenizer has special tokens (train first, then add them, so that
+  ///   their ids follow the merges and never move).
   void train(std::string_view text, std::int64_t vocab_size, std::vector<BPEStep>* history = nullptr);
 
-  /// \brief The ids of \p text: each piece of pretokenize() starts as its bytes, and the
-  /// merges are applied in the order they were learned, each to every occurrence of its pair,
-  /// left to right. decode() of the result is \p text, for any bytes.
+  /// \brief Registers \p text as a special token and returns its id, the next after the merges
+  /// and the special tokens already registered (GPT-2's `<|endoftext|>` is 50256, after its
+  /// 50,000 merges).
+  /// \throws ValueError when \p text is empty or is already a special token.
+  std::int64_t add_special_token(const std::string& text);
+
+  /// \brief The special tokens' strings, in id order: the first has id `256 + merges().size()`.
+  const std::vector<std::string>& special_tokens() const { return special_; }
+
+  /// \brief The id of the special token \p text (`tiktoken`'s `encode_single_token`).
+  /// \throws ValueError when \p text is not one of special_tokens().
+  std::int64_t special_token_id(std::string_view text) const;
+
+  /// \brief The ids of \p text, which must hold no special token's string: encode_ordinary()
+  /// of it. \throws ValueError naming the special token and its byte offset when it holds
+  /// one, as `tiktoken`'s `encode` does by default.
   std::vector<std::int64_t> encode(std::string_view text) const;
 
-  /// \brief The bytes of the tokens \p ids, concatenated. A sequence cut between the bytes
-  /// of one character decodes to bytes that are not valid UTF-8; whole texts never are.
+  /// \brief The ids of \p text, in which each occurrence of a special token listed in
+  /// \p allowed_special becomes that token's id and the text between is encoded as by
+  /// encode_ordinary(). Where two allowed special tokens could start at one byte, the longer
+  /// is taken. Pass special_tokens() to allow them all.
+  /// \throws ValueError when \p allowed_special lists a string that is not a special token,
+  ///   or when \p text holds the string of a special token it does not list (anywhere, even
+  ///   inside an allowed one), naming the token and its byte offset.
+  std::vector<std::int64_t> encode(std::string_view text, const std::vector<std::string>& allowed_special) const;
+
+  /// \brief The ids of \p text as plain bytes: each piece of pretokenize() starts as its bytes,
+  /// and the merges are applied in the order they were learned, each to every occurrence of
+  /// its pair, left to right. No special id is ever produced: a special token's string is
+  /// encoded like any other. decode() of the result is \p text, for any bytes.
+  std::vector<std::int64_t> encode_ordinary(std::string_view text) const;
+
+  /// \brief The bytes of the tokens \p ids, concatenated, a special token's id giving its
+  /// string. A sequence cut between the bytes of one character decodes to bytes that are not
+  /// valid UTF-8; whole texts never are.
   /// \throws IndexError for an id outside `[0, vocab_size())`.
   std::string decode(const std::vector<std::int64_t>& ids) const;
 
@@ -118,10 +168,11 @@ class BPETokenizer {
   ///   IndexError for an id out of range.
   std::string decode(const Tensor& ids) const;
 
-  /// \brief The bytes of one token. \throws IndexError for an id out of range.
+  /// \brief The bytes of one token (a special token's string for its id).
+  /// \throws IndexError for an id out of range.
   const std::string& token(std::int64_t id) const;
 
-  /// \brief The number of tokens: 256 plus the number of merges.
+  /// \brief The number of tokens: 256, plus the number of merges, plus the special tokens.
   std::int64_t vocab_size() const { return static_cast<std::int64_t>(tokens_.size()); }
 
   /// \brief The merges in the order learned: merge k joins the pair (left, right) into the
@@ -131,7 +182,8 @@ class BPETokenizer {
   /// \brief The tokenizer made of the first `vocab_size - 256` merges. Training makes the same
   /// merges in the same order whatever size it aims for, so training to \p vocab_size on the
   /// same text gives exactly this.
-  /// \throws ValueError when \p vocab_size is below 256 or above vocab_size().
+  /// \throws ValueError when \p vocab_size is below 256 or above vocab_size(), or when the
+  ///   tokenizer has special tokens (truncate first, then add them).
   BPETokenizer truncated(std::int64_t vocab_size) const;
 
   /// \brief Writes the merges to \p path (the format above), beside it first and then renamed
@@ -142,16 +194,20 @@ class BPETokenizer {
   /// checked whole first: on any error the tokenizer is left as it was.
   /// \throws ValueError naming the file and what is wrong: it cannot be read, is not a litgrad
   ///   bpe file, has another version, is truncated, has a malformed line, names an id that
-  ///   does not exist yet where it is used or a pair merged twice, or its checksum is not the
-  ///   hash of its bytes.
+  ///   does not exist yet where it is used or a pair merged twice, lists a special token that
+  ///   is empty or twice, or its checksum is not the hash of its bytes.
   void load(const std::string& path);
 
  private:
   struct Memo;  // the ids of pieces already encoded, shared by copies with the same merges
   void set_merges(std::vector<std::pair<std::int64_t, std::int64_t>> merges);
   void encode_piece(std::string_view piece, std::vector<std::int32_t>& symbols) const;
+  void encode_ordinary(std::string_view text, std::vector<std::int64_t>& ids) const;
+  std::size_t special_index(std::string_view text, const char* op) const;  // or ValueError from op
+  std::int64_t first_special() const { return 256 + static_cast<std::int64_t>(merges_.size()); }
   std::vector<std::pair<std::int64_t, std::int64_t>> merges_;
-  std::vector<std::string> tokens_;                       // the bytes of each id
+  std::vector<std::string> special_;                      // the special tokens, in id order
+  std::vector<std::string> tokens_;                       // the bytes of each id, specials last
   std::unordered_map<std::uint64_t, std::int32_t> rank_;  // pair (left << 32 | right) -> merge k
   std::shared_ptr<Memo> memo_;
 };
