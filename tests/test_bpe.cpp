@@ -392,7 +392,7 @@ TEST_CASE("encoding more distinct pieces than encode remembers still gives every
 }
 
 TEST_CASE(
-    "special tokens take the ids after the merges; allowed ones become their ids, the text between encodes as "
+    "special tokens take the ids after the merges, allowed ones become their ids, the text between encodes as "
     "without them, and decode gives the text back for any bytes") {
   std::mt19937_64 rng(17);
   // Training text full of the special strings, so that merges cover their bytes: a special id
@@ -461,8 +461,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a tokenizer with special tokens saves as version 3 and loads with the same ids, whatever bytes the tokens hold; "
-    "one without still saves as version 2, byte for byte as before") {
+    "a tokenizer with special tokens saves as version 3 and loads with the same ids, whatever bytes the tokens hold, "
+    "and one without still saves as version 2, byte for byte as before") {
   std::mt19937_64 rng(18);
   const std::string text = random_text(rng, 3000);
   BPETokenizer t;

@@ -4,7 +4,8 @@ line of each problem: a line over 88 characters, a malformed or unknown // %% ma
 without prose of its own, a fold that hides a claim, a budget or declaration written wrong, an
 exercise folder without what each exercise needs, a catalogue of mistakes written wrong (one that
 does not read, whose text is not in its solution once, with a hint that quotes the solution, or
-with fewer than three mistakes for an exercise). Exercises with no catalogue yet are listed, not
+with fewer than three mistakes for an exercise), and in every C++ test file a test case whose name
+holds ';', which CMake would split into two tests. Exercises with no catalogue yet are listed, not
 refused.
 
 usage: PYTHONPATH=tools /usr/bin/python3 tests/sources/check_sources.py SOURCE_ROOT
@@ -12,6 +13,7 @@ usage: PYTHONPATH=tools /usr/bin/python3 tests/sources/check_sources.py SOURCE_R
 """
 import glob
 import os
+import re
 import sys
 
 from litgrad_book import exercises, mistakes, reader
@@ -20,6 +22,23 @@ from litgrad_book import exercises, mistakes, reader
 def long_lines(path):
     with open(path, encoding="utf-8") as f:
         return [(n, len(l.rstrip("\n"))) for n, l in enumerate(f, 1) if len(l.rstrip("\n")) > reader.MAX_LINE]
+
+
+TEST_NAME = re.compile(r'TEST_CASE\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)')
+
+
+def semicolon_names(path):
+    """(line, name) of each doctest case whose name holds ';': CTest registers one test a case,
+    by name, and CMake reads a ';' as a list separator, so such a case becomes two tests that
+    each match nothing and fail."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    found = []
+    for m in TEST_NAME.finditer(text):
+        name = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1)))
+        if ";" in name:
+            found.append((text.count("\n", 0, m.start()) + 1, name))
+    return found
 
 
 def main():
@@ -50,6 +69,11 @@ def main():
         except reader.SourceError as e:
             if "characters; at most" not in e.message:
                 problems.append(f"{rel}:{e.line}: {e.message}")
+    test_files = sorted(glob.glob(os.path.join(root, "tests", "**", "*.cpp"), recursive=True))
+    for path in chapters + exercise_files + test_files:
+        for n, name in semicolon_names(path):
+            problems.append(f"{os.path.relpath(path, root)}:{n}: the test case '{name[:60]}...' has a ';' in its "
+                            "name, which CMake splits into two tests (use a comma)")
     problems += exercises.folder_problems(root, chapters)
     problems += mistakes.problems(root)
     for p in problems:
