@@ -508,7 +508,7 @@ TEST_CASE(
   };
   attempt(text.substr(0, text.size() / 2), "is truncated");
   attempt("PK\x03\x04 not ours", "is not a litgrad state_dict");
-  attempt("litgrad state_dict 7\n", "has format version 7; this litgrad reads versions 1 and 2");
+  attempt("litgrad state_dict 7\n", "has format version 7; this litgrad reads versions 1 to 3");
   std::string changed = text;
   changed.replace(changed.find("second.bias"), 11, "second.beta");
   attempt(changed, "the file was changed or damaged");  // the checksum sees the edit

@@ -276,15 +276,16 @@ void load_changed(FuzzedDataProvider& in) {
     ~RemovedAtTheEnd() { std::remove(path.c_str()); }
   } removed{path};
   std::string text;
-  const int kind = in.ConsumeIntegralInRange<int>(0, 2);
+  // 0: nn::save; 1 and 3: a state_dict in text and in binary; 2: a tokenizer.
+  const int kind = in.ConsumeIntegralInRange<int>(0, 3);
   Generator gen(1);
   nn::Linear saved(2, 3, true, gen);
   BPETokenizer tokenizer;
   if (kind == 0) {
     nn::save(saved, path);
-  } else if (kind == 1) {
+  } else if (kind == 1 || kind == 3) {
     std::ostringstream os;
-    save(saved.state_dict(), os);
+    save(saved.state_dict(), os, kind == 3 ? StateDictFormat::Binary : StateDictFormat::Text);
     std::ofstream(path) << os.str();
   } else {
     tokenizer.train("the cat sat on the mat, the cat ate", 262);
@@ -304,7 +305,7 @@ void load_changed(FuzzedDataProvider& in) {
   if (kind == 0) {
     nn::Linear fresh(2, 3, true, gen);
     nn::load(fresh, path);
-  } else if (kind == 1) {
+  } else if (kind == 1 || kind == 3) {
     nn::Linear fresh(2, 3, true, gen);
     fresh.load_state_dict(load(path), in.ConsumeBool());
   } else {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -110,7 +111,7 @@ void check_entry(const std::string& owner, const std::string& key, const Tensor&
 namespace {
 
 constexpr const char* kMagic = "litgrad state_dict";
-constexpr int kVersion = 2;
+constexpr int kVersion = 2, kBinaryVersion = 3;  // 1, without a checksum, is still read
 
 using detail::fnv1a;
 using detail::hex16;
@@ -134,6 +135,20 @@ class Reader {
     std::string_view out(text_.data() + at_, newline - at_);
     start_ = at_;
     at_ = newline + 1;
+    ++number_;
+    return out;
+  }
+  // The next n bytes, which must be followed by '\n' (a binary entry's values).
+  std::string_view bytes(std::size_t n, const std::string& what) {
+    if (text_.size() - at_ < n + 1) truncated("it ends inside ", what);
+    std::string_view out(text_.data() + at_, n);
+    if (text_[at_ + n] != '\n') {
+      start_ = at_;
+      ++number_;
+      fail(what, " should be followed by the end of its line");
+    }
+    start_ = at_;
+    at_ += n + 1;
     ++number_;
     return out;
   }
@@ -186,6 +201,30 @@ std::int64_t count(std::string_view word, std::int64_t limit, const std::string&
   return value;
 }
 
+// The 8 bytes of v, least significant first: the same file on every machine.
+void append_binary(std::string& out, double v) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  for (int b = 0; b < 8; ++b) out += static_cast<char>(bits >> (8 * b) & 0xff);
+}
+
+double binary_at(std::string_view bytes, std::size_t i) {
+  std::uint64_t bits = 0;
+  for (int b = 0; b < 8; ++b) bits |= std::uint64_t{static_cast<unsigned char>(bytes[8 * i + b])} << (8 * b);
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+// What an Int64 or Bool entry may hold; any double is a Float64 value.
+void check_kind(double v, DType dtype, const std::string& key, std::int64_t i, std::string_view written,
+                const Reader& reader) {
+  if (dtype == DType::Int64 && !(v == std::floor(v) && std::fabs(v) <= 0x1p53))
+    reader.fail("value ", i, " of the Int64 entry '", key, "' is ", written, ", not a whole number");
+  if (dtype == DType::Bool && !(v == 0 || v == 1))
+    reader.fail("value ", i, " of the Bool entry '", key, "' is ", written, ", not 0 or 1");
+}
+
 // One value: a whole word that strtod reads to its end (the word lies inside the text, and
 // the character after it is a space or '\n', where strtod stops).
 double number(std::string_view word, DType dtype, const std::string& key, std::int64_t i, const Reader& reader) {
@@ -194,10 +233,7 @@ double number(std::string_view word, DType dtype, const std::string& key, std::i
   char* end = nullptr;
   const double v = std::strtod(word.data(), &end);
   if (end != word.data() + word.size()) reader.fail("value ", i, " of '", key, "', '", word, "', is not a number");
-  if (dtype == DType::Int64 && !(v == std::floor(v) && std::fabs(v) <= 0x1p53))
-    reader.fail("value ", i, " of the Int64 entry '", key, "' is ", word, ", not a whole number");
-  if (dtype == DType::Bool && !(v == 0 || v == 1))
-    reader.fail("value ", i, " of the Bool entry '", key, "' is ", word, ", not 0 or 1");
+  check_kind(v, dtype, key, i, word, reader);
   return v;
 }
 
@@ -209,8 +245,9 @@ std::string read_all(std::istream& in) {
 
 }  // namespace
 
-void save(const StateDict& dict, std::ostream& out) {
-  std::string text = std::string(kMagic) + " " + std::to_string(kVersion) + "\n";
+void save(const StateDict& dict, std::ostream& out, StateDictFormat format) {
+  const bool binary = format == StateDictFormat::Binary;
+  std::string text = std::string(kMagic) + " " + std::to_string(binary ? kBinaryVersion : kVersion) + "\n";
   text += "entries " + std::to_string(dict.size()) + "\n";
   char number[40];
   for (const auto& [key, value] : dict) {
@@ -219,6 +256,10 @@ void save(const StateDict& dict, std::ostream& out) {
     text += "\n";
     const double* v = value.data();
     for (std::int64_t i = 0; i < value.numel(); ++i) {
+      if (binary) {
+        append_binary(text, v[i]);
+        continue;
+      }
       std::snprintf(number, sizeof number, "%a", v[i]);
       if (i) text += ' ';
       text += number;
@@ -231,7 +272,7 @@ void save(const StateDict& dict, std::ostream& out) {
   if (!out) throw ValueError("save: the stream failed while writing");
 }
 
-void save(const StateDict& dict, const std::string& path) {
+void save(const StateDict& dict, const std::string& path, StateDictFormat format) {
   const std::string temporary = path + ".tmp." +
                                 std::to_string(static_cast<unsigned long long>(
                                     std::hash<std::string>{}(path) ^ reinterpret_cast<std::uintptr_t>(&dict)));
@@ -239,7 +280,7 @@ void save(const StateDict& dict, const std::string& path) {
     std::ofstream f(temporary, std::ios::binary);
     if (!f) throw ValueError("save: cannot write ", path);
     try {
-      save(dict, f);
+      save(dict, f, format);
     } catch (const ValueError&) {
       std::filesystem::remove(temporary);
       throw ValueError("save: cannot write ", path);
@@ -263,10 +304,10 @@ StateDict load(std::istream& in, const std::string& name) {
     throw ValueError("load: ", name, " is not a litgrad state_dict (its first line should be '", kMagic, " ", kVersion,
                      "')");
   const std::string_view version = first.substr(magic.size());
-  if (version != "1" && version != "2")
-    throw ValueError("load: ", name, " has format version ", version, "; this litgrad reads versions 1 and 2");
+  if (version != "1" && version != "2" && version != "3")
+    throw ValueError("load: ", name, " has format version ", version, "; this litgrad reads versions 1 to 3");
   reader.line("the version line");
-  const bool checksummed = version == "2";
+  const bool binary = version == "3", checksummed = version != "1";
   // Line 2: how many entries. Each takes at least two lines of at least one byte, so a count
   // larger than the file is malformed.
   const std::vector<std::string_view> header = words(reader.line("the count of entries"), reader);
@@ -297,12 +338,22 @@ StateDict load(std::istream& in, const std::string& name) {
       if (!empty) elements *= shape.back();
     }
     if (empty) elements = 0;
-    const std::vector<std::string_view> values = words(reader.line("the values of '" + key + "'"), reader);
-    if (static_cast<std::int64_t>(values.size()) != elements)
-      reader.fail("'", key, "' of shape ", shape, " should have ", elements, " values, the line has ", values.size());
-    std::vector<double> data(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i)
-      data[i] = number(values[i], *dtype, key, static_cast<std::int64_t>(i), reader);
+    std::vector<double> data(static_cast<std::size_t>(elements));
+    if (binary) {
+      const std::string_view bytes = reader.bytes(8 * data.size(), "the values of '" + key + "'");
+      for (std::size_t i = 0; i < data.size(); ++i) {
+        data[i] = binary_at(bytes, i);
+        char written[32];
+        std::snprintf(written, sizeof written, "%.17g", data[i]);
+        check_kind(data[i], *dtype, key, static_cast<std::int64_t>(i), written, reader);
+      }
+    } else {
+      const std::vector<std::string_view> values = words(reader.line("the values of '" + key + "'"), reader);
+      if (static_cast<std::int64_t>(values.size()) != elements)
+        reader.fail("'", key, "' of shape ", shape, " should have ", elements, " values, the line has ", values.size());
+      for (std::size_t i = 0; i < values.size(); ++i)
+        data[i] = number(values[i], *dtype, key, static_cast<std::int64_t>(i), reader);
+    }
     dict.insert(key, tensor(std::move(data), shape, *dtype));
   }
   if (checksummed) {

@@ -4,7 +4,9 @@
 
 namespace litgrad::nn {
 
-void save(const Module& module, const std::string& path) { litgrad::save(module.state_dict(), path); }
+void save(const Module& module, const std::string& path, StateDictFormat format) {
+  litgrad::save(module.state_dict(), path, format);
+}
 
 void load(Module& module, const std::string& path) {
   const StateDict dict = litgrad::load(path);  // its errors name the file already
