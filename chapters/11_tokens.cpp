@@ -15,7 +15,9 @@
 // We take one merge by hand on a small text, show that the library's tokenizer makes
 // the same merges, train it on English running text, WordNet's definitions, and
 // measure what a larger vocabulary buys (more text in each position) and what it costs
-// (parameters). Chapter 12 will train a GPT on the same text with this tokenizer.
+// (parameters). Chapter 12 will train a GPT on the same definitions, each after the
+// word it defines, with a tokenizer trained this way on that text, to a smaller
+// vocabulary.
 
 // %% about: Text as bytes, and byte-pair encoding learned from WordNet's definitions:
 // one merge by hand and the library's tokenizer equal to it; exact round trips and
@@ -1128,8 +1130,9 @@ TEST_CASE(
 
 // %% 8 · Keeping it
 //
-// Chapter 12 will read the text through this tokenizer, so it must get exactly these
-// merges. :cpp:func:`litgrad::BPETokenizer::save` writes them to a small text file, one
+// A model is trained on the ids one tokenizer gives, so whatever reads its text later
+// must get exactly the same merges: chapter 12 keeps its own tokenizer this way.
+// :cpp:func:`litgrad::BPETokenizer::save` writes them to a small text file, one
 // merge a line, and :cpp:func:`litgrad::BPETokenizer::load` reads them back strictly:
 // a file cut short or corrupt is refused with an error, and the tokenizer left as it
 // was. The test saves the trained tokenizer, loads it into a fresh one and encodes
