@@ -72,7 +72,6 @@ void Adam::step() {
       const double* gv = grad.data();
       double* pv = p.data();
       litgrad::detail::bump_version(p);  // the update is in place, as torch's
-      const double correction = bias_correction2_sqrt;
       // Each element on its own, so ranges of them go to different threads with the same bits.
       kernels::in_ranges(p.numel(), kernels::kElementWork, [&](std::int64_t begin, std::int64_t end) {
         if (shrink != 1.0)
@@ -81,7 +80,7 @@ void Adam::step() {
           const double g = gv[i] + l2 * pv[i];
           m[i] = m[i] * beta1 + (1 - beta1) * g;
           v[i] = v[i] * beta2 + (1 - beta2) * g * g;
-          const double denom = std::sqrt(v[i]) / correction + eps;
+          const double denom = std::sqrt(v[i]) / bias_correction2_sqrt + eps;
           pv[i] -= step_size * (m[i] / denom);
         }
       });
