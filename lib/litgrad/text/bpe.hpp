@@ -186,12 +186,14 @@ class BPETokenizer {
   ///   tokenizer has special tokens (truncate first, then add them).
   BPETokenizer truncated(std::int64_t vocab_size) const;
 
-  /// \brief Writes the merges to \p path (the format above), beside it first and then renamed
-  /// into place, so a reader never sees half a file. \throws ValueError when it cannot write.
+  /// \brief Writes the merges and special tokens to \p path (the format above), beside it
+  /// first and then renamed into place, so a reader never sees half a file.
+  /// \throws ValueError when it cannot write.
   void save(const std::string& path) const;
 
-  /// \brief Reads merges that save() wrote, replacing this tokenizer's. The file is read and
-  /// checked whole first: on any error the tokenizer is left as it was.
+  /// \brief Reads the merges and special tokens that save() wrote, replacing this tokenizer's
+  /// (a version 1 or 2 file has no special tokens, so the tokenizer is left with none). The
+  /// file is read and checked whole first: on any error the tokenizer is left as it was.
   /// \throws ValueError naming the file and what is wrong: it cannot be read, is not a litgrad
   ///   bpe file, has another version, is truncated, has a malformed line, names an id that
   ///   does not exist yet where it is used or a pair merged twice, lists a special token that
