@@ -1,0 +1,120 @@
+// book::GPT and the book's long run (book/payoff.hpp): the model's sizes and causality, its
+// record's file, and the kept run in chapters/payoff reproduced: its tokenizer retrained, its
+// first steps rerun to the checksum kept beside it.
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <unistd.h>
+
+#include <litgrad/book/payoff.hpp>
+#include <litgrad/litgrad.hpp>
+
+using namespace litgrad;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kKept = fs::path(LITGRAD_SOURCE_DIR) / "chapters" / "payoff";
+
+std::string bytes_of(const fs::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "book::GPT has V·d + T·d + L(12d² + 13d) + 2d parameters, and its scores at a position never depend on "
+    "later tokens") {
+  const book::GPTConfig config{50, 8, 2, 2, 16};
+  Generator gen(3);
+  const book::GPT model(config, gen);
+  std::int64_t n = 0;
+  for (const Tensor& p : model.parameters()) n += p.numel();
+  CHECK(n == book::gpt_parameter_count(config));
+  CHECK(n == 50 * 16 + 8 * 16 + 2 * (12 * 16 * 16 + 13 * 16) + 2 * 16);
+  Generator ids_gen(4);
+  const Tensor ids = randint(0, 50, {2, 8}, ids_gen);
+  Tensor changed = ids.clone();
+  changed.index_put_(
+      {0, 5}, tensor(std::vector<double>{(ids.at({0, 5}) + 1 == 50) ? 0.0 : ids.at({0, 5}) + 1}, {}, DType::Int64));
+  const Tensor a = model(ids), b = model(changed);
+  CHECK(std::memcmp(a.data(), b.data(), 5 * 50 * sizeof(double)) == 0);  // row 0, positions 0 to 4
+  CHECK(std::memcmp(a.data() + 5 * 50, b.data() + 5 * 50, 50 * sizeof(double)) != 0);
+  CHECK(a.shape() == Shape{2, 8, 50});
+}
+
+TEST_CASE("book::GPT refuses sizes it cannot have and ids longer than its context") {
+  Generator gen(0);
+  CHECK_THROWS_WITH_AS(book::GPT({50, 8, 2, 3, 16}, gen), "GPT: n_head 3 does not divide n_embd 16", ValueError);
+  CHECK_THROWS_AS(book::GPT({0, 8, 2, 2, 16}, gen), ValueError);
+  const book::GPT model({50, 8, 1, 2, 16}, gen);
+  CHECK_THROWS_WITH_AS(model(full({1, 9}, 0, DType::Int64)),
+                       "GPT: ids [1,9] must be [N, n] with 1 <= n <= block_size 8", ShapeError);
+  CHECK_THROWS_AS(model(full({9}, 0, DType::Int64)), ShapeError);
+}
+
+TEST_CASE("book::GPT writing with its KV caches gives exactly forward()'s scores, and refuses to pass its context") {
+  const book::GPTConfig config{50, 8, 2, 2, 16};
+  Generator gen(5);
+  book::GPT model(config, gen);
+  model.eval();
+  NoGradGuard no_grad;
+  const Tensor ids = randint(0, 50, {1, 8}, gen), all = model(ids);
+  std::vector<nn::KVCache> caches;
+  const Tensor first = model.forward_cached(ids.slice(1, 0, 3), caches);  // three tokens at once
+  CHECK(std::memcmp(first.data(), all.data(), 3 * 50 * sizeof(double)) == 0);
+  for (std::int64_t t = 3; t < 8; ++t) {  // then one at a time
+    const Tensor step = model.forward_cached(ids.slice(1, t, t + 1), caches);
+    CHECK(std::memcmp(step.data(), all.data() + t * 50, 50 * sizeof(double)) == 0);
+  }
+  CHECK_THROWS_WITH_AS(model.forward_cached(ids.slice(1, 0, 1), caches), doctest::Contains("after 8 cached tokens"),
+                       ShapeError);
+}
+
+TEST_CASE("a payoff record is written and read back exactly, and a malformed line is refused with its number") {
+  book::PayoffRecord r;
+  r.checksums = {{10, "0123456789abcdef"}, {7500, "fedcba9876543210"}};
+  r.curves["step"] = {500, 1000};
+  r.curves["training"] = {2.0 / 3.0, 1.5};
+  r.curves["held out"] = {0.1 + 0.2, 1e-300};
+  const std::string path = (fs::temp_directory_path() / ("litgrad-record-" + std::to_string(::getpid()))).string();
+  book::save_payoff_record(r, path);
+  const book::PayoffRecord back = book::load_payoff_record(path);
+  CHECK(back.checksums == r.checksums);
+  CHECK(back.curves == r.curves);  // %.17g carries every bit
+  std::ofstream(path, std::ios::app) << "step 1 training 2\n";
+  CHECK_THROWS_WITH_AS(book::load_payoff_record(path), doctest::Contains(":5 is malformed"), ValueError);
+  fs::remove(path);
+  CHECK_THROWS_AS(book::load_payoff_record(path), ValueError);
+}
+
+TEST_CASE(
+    "the kept long run is what tools/payoff makes: its tokenizer retrained is the kept file, its first steps "
+    "rerun give the kept checksum, and the kept weights hash to the kept final checksum") {
+  const book::PayoffConfig config;
+  const BPETokenizer tokenizer = book::payoff_tokenizer(book::bible(), config);
+  const std::string retrained = (fs::temp_directory_path() / ("litgrad-bpe-" + std::to_string(::getpid()))).string();
+  tokenizer.save(retrained);
+  CHECK(bytes_of(retrained) == bytes_of(kKept / "tokenizer.bpe"));
+  fs::remove(retrained);
+  const book::PayoffRecord kept = book::load_payoff_record((kKept / "record.txt").string());
+  REQUIRE(kept.checksums.size() == 2);
+  CHECK(kept.checksums[0].first == config.prefix);
+  CHECK(kept.checksums[1].first == config.steps);
+  Generator gen(config.seed);
+  book::GPT model(config.model, gen);
+  const book::PayoffRecord rerun =
+      book::train_payoff(model, book::payoff_text(book::bible(), tokenizer), tokenizer, config, config.prefix);
+  REQUIRE(rerun.checksums.size() == 1);
+  CHECK(rerun.checksums[0] == kept.checksums[0]);
+  nn::load(model, (kKept / "gpt.state").string());
+  CHECK(book::parameter_checksum(model) == kept.checksums[1].second);
+}
