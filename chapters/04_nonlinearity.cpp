@@ -137,8 +137,11 @@ TEST_CASE(
 // :math:`u` times its size (at most :math:`\tfrac12` here) and computes the gradient,
 // four residuals of size :math:`\tfrac12` times inputs of 0 or 1, a couple of :math:`u`
 // off, which the rate halves: about :math:`1.5u` of error a step. The slowest axis
-// forgives 16% of any error per step, so errors pile up to at most :math:`1.5u / 0.16
-// \approx 9.4u`. The test holds every parameter to :math:`10u` of the flat plane.
+// forgives 16% of any error per step, so errors of that size, all pushing the same
+// way, would pile up to about :math:`1.5u / 0.16 \approx 9.4u`. That is an estimate,
+// not a bound: "a couple of :math:`u`" is itself a guess, and rounding errors need not
+// line up. The test holds every parameter to :math:`10u` of the flat plane, a
+// threshold the estimate suggests rather than proves.
 
 TEST_CASE(
     "gradient descent on the affine model ends on the flat plane from three random "

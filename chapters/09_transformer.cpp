@@ -410,11 +410,14 @@ TEST_CASE(
 // the gradient reaching the input is a product of 32 such matrices, and a product of
 // many random matrices grows or shrinks geometrically with their number, unless each is
 // tuned to have gain exactly 1. With a residual connection,
-// :math:`x_{l+1} = x_l + f_l(x_l)`, each Jacobian is :math:`I + J_l`: the identity
-// gives the gradient a path to every layer that no product can close. What the layers
-// add to it is small, because in a pre-norm block :math:`f_l` reads the stream through
-// a layer norm, which divides by the stream's spread, and the stream grows as each
-// block adds to it: the gradient grows towards the input, but slowly.
+// :math:`x_{l+1} = x_l + f_l(x_l)`, each Jacobian is :math:`I + J_l`, and their
+// product, multiplied out, is the identity plus terms that pass through one layer or
+// more. The identity is a path that carries the gradient to every layer unchanged,
+// with no gain to tune; the other terms could still cancel or swamp it, but only if
+// together they grew as large as it. What the layers add to it is small, because in a
+// pre-norm block :math:`f_l` reads the stream through a layer norm, which divides by
+// the stream's spread, and the stream grows as each block adds to it: the gradient
+// grows towards the input, but slowly.
 //
 // The test builds 32 blocks of width 32 (torch's default initialisation, as litgrad's)
 // and runs one batch through them with and without the residual additions. To see the
@@ -531,7 +534,7 @@ TEST_CASE(
 
 constexpr std::int64_t kSymbols = 16, kSequence = 8, kStream16 = 16;
 
-// The table: T[a * 8 + b] for a symbol a followed by b.
+// The table: T[a * 16 + b] for a symbol a followed by b.
 const std::vector<std::int64_t>& table() {
   static const std::vector<std::int64_t> t = [] {
     Generator gen(9);
@@ -560,7 +563,7 @@ TableBatch table_batch(std::int64_t n, Generator& gen) {
           tensor(targets, {n, kSequence}, DType::Int64)};
 }
 
-// Symbols [N, 8] → scores for each position's answer [N, 8, 8].
+// Symbols [N, 8] → scores for each position's answer [N, 8, 16].
 struct TableModel : nn::Module {
   nn::Embedding symbol, position;
   nn::ModuleList blocks;
