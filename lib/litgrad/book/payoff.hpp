@@ -5,8 +5,11 @@
 /// `tools/payoff`, and kept in the repository (`chapters/payoff/`) for chapter 12 to load.
 ///
 /// The run is deterministic: the same text, tokenizer, seed and kernels give the same bits on
-/// any number of threads, so the kept files are what the command makes, byte for byte, and a
-/// test reruns the run's first steps and compares their checksum with the one kept.
+/// any number of threads and in a build for any x86-64 CPU (a product's steps are fused
+/// multiply-adds on every CPU), so the kept files are what the command makes, byte for byte,
+/// and a test reruns the run's first steps and compares their checksum with the one kept. The
+/// CPU must have FMA: glibc's log, sin, cos, pow and erf round some arguments differently on one
+/// without (tests/test_payoff.cpp).
 ///
 /// **The text.** Each chapter of the Bible is a document: its verses, one a line, followed by
 /// the special token `<|endoftext|>`, as GPT-2 marks its documents' ends. The training text is

@@ -5,7 +5,8 @@
 // The arithmetic, which both rooms (kernels/room.hpp) do in the same order: every element of
 // C = op(A) op(B), n x k times k x m, is a sum of its k products a(i,p) b(p,j), added as a
 // chain: s = +0, then s = s + a(i,p) b(p,j) for p = 0, 1, 2, ..., each step one fused
-// multiply-add where the CPU has FMA (as Eigen's kernels add), else a product then a sum; in
+// multiply-add, rounded once (as Eigen's kernels add with FMA), on every CPU: a build for a CPU
+// without FMA computes the same steps more slowly (kernels/plain/product.cpp), not others; in
 // blocks of kDepthBlock terms, each block's chain added to the total in turn,
 // c = ((+0 + chain_1) + chain_2) + ... (one block, a single chain, when k <= kDepthBlock).
 // With `overwrite` C gets the sum; otherwise each element becomes c + sum, rounded once.
@@ -74,6 +75,16 @@ class Product {
 }  // namespace plain
 
 namespace fast {
+/// Whether the fast room has products of its own in this build: Eigen's GEMM and SIMD rows of
+/// chains, which need FMA, so only in a build for a CPU with it (-march=native on one). Without,
+/// fast::Product runs the plain room's fused chains, so that the bits are the same.
+constexpr bool kOwnProducts =
+#if defined(__FMA__)
+    true;
+#else
+    false;
+#endif
+
 /// The fast room's products: Eigen's GEMM, and SIMD rows of chains.
 class Product {
  public:

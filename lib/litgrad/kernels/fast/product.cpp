@@ -386,7 +386,7 @@ class Product::Impl {
 
 Product::Product(std::int64_t n, std::int64_t k, std::int64_t m, bool overwrite, bool skip_zero_terms)
     : n_(n), k_(k), m_(m), overwrite_(overwrite) {
-  if (plan(n, k, m).path == ProductPlan::Path::Gemm)
+  if (kOwnProducts && plan(n, k, m).path == ProductPlan::Path::Gemm)
     impl_ = std::make_unique<Impl>(n, k, m, overwrite, skip_zero_terms);
 }
 
@@ -394,6 +394,8 @@ Product::~Product() = default;
 
 void Product::add(double* c, const Matrix& a, const Matrix& b, std::int64_t* columns) {
   if (impl_) return impl_->add(c, a, b, columns);
+  // Without FMA, Eigen's kernels would round each product and each sum apart (kOwnProducts).
+  if (!kOwnProducts) return plain::Product(n_, k_, m_, overwrite_).add(c, a, b, columns);
   if (columns) std::fill_n(columns, n_, m_);  // a small product writes whole rows
   if (n_ == 0 || m_ == 0) return;             // no elements (and empty operands' data may be null)
   if (k_ == 0) {                              // a sum of no products

@@ -12,33 +12,24 @@
 #include <cmath>
 #include <vector>
 
-#if defined(__AVX__)
+#if defined(__FMA__)
 #include <immintrin.h>
 #endif
 
 namespace litgrad::kernels::fast {
 
+// The SIMD code below needs FMA (which every CPU with it pairs with AVX); fast::Product calls
+// small_product only in a build for such a CPU, but without FMA it still adds the same chains,
+// one element at a time.
+
 namespace {
 
-// s + a b, rounded once with a fused multiply-add where the CPU has FMA, as the plain room and
-// Eigen's kernels round it; otherwise the product, then the sum.
-inline double multiply_add(double a, double b, double s) {
-#if defined(__FMA__)
-  return std::fma(a, b, s);
-#else
-  return s + a * b;
-#endif
-}
+// s + a b, rounded once: a fused multiply-add, as the plain room and Eigen's kernels round it.
+inline double multiply_add(double a, double b, double s) { return std::fma(a, b, s); }
 
-#if defined(__AVX__)
-// The same, four lanes at once.
-inline __m256d multiply_add(__m256d a, __m256d b, __m256d s) {
 #if defined(__FMA__)
-  return _mm256_fmadd_pd(a, b, s);
-#else
-  return _mm256_add_pd(s, _mm256_mul_pd(a, b));
-#endif
-}
+// The same, four lanes at once.
+inline __m256d multiply_add(__m256d a, __m256d b, __m256d s) { return _mm256_fmadd_pd(a, b, s); }
 #endif
 
 // Where the operands are: op(A)(i, p) = x[i x_row + p x_step]; op(B)'s row p is y + p y_row,
@@ -50,7 +41,7 @@ struct Operands {
   std::int64_t y_row, k, m;
 };
 
-#if defined(__AVX__)
+#if defined(__FMA__)
 // Rows [i, i + R) of columns [j, j + 4 W): R W registers of four chains each. K is k when it is
 // 1 or 2, known when compiling, else 0: then op(B)'s K x W packets come in `held`, loaded once
 // for all rows (a Linear layer on two features is such a product).
@@ -88,7 +79,7 @@ inline void column_rows(double* c, bool overwrite, const Operands& o, std::int64
 // so they keep the reference, which spares them the copy.)
 template <int W, int K = 0>
 [[gnu::noinline]] void column_strip(double* c, bool overwrite, Operands o, std::int64_t n, std::int64_t j) {
-#if defined(__AVX__)
+#if defined(__FMA__)
   __m256d held[K > 0 ? K : 1][W];
   if constexpr (K > 0)
     for (int p = 0; p < K; ++p)
@@ -109,7 +100,7 @@ void column_strips(double* c, bool overwrite, const Operands& o, std::int64_t n,
   column_strip<W>(c, overwrite, o, n, j);
 }
 
-#if defined(__AVX__)
+#if defined(__FMA__)
 // s[w] = s[w] + x y(p, j + w), w < W, where yp is op(B)'s row p from column j: the next step of
 // the chains of four rows (x holds their terms p) in W columns.
 template <int W>
@@ -140,7 +131,7 @@ inline void put_lanes(double* c, bool overwrite, std::int64_t m, const __m256d (
 // op(A) transposed (A's row p holds op(A)'s column p): four rows' terms p are one load.
 template <int R, int W>
 void row_strip(double* c, bool overwrite, const Operands& o, std::int64_t i, std::int64_t j) {
-#if defined(__AVX__)
+#if defined(__FMA__)
   __m256d s[R][W];
   for (int r = 0; r < R; ++r)
     for (int w = 0; w < W; ++w) s[r][w] = _mm256_setzero_pd();
@@ -158,7 +149,7 @@ void row_strip(double* c, bool overwrite, const Operands& o, std::int64_t i, std
 // in registers (a 4 x 4 transpose) into four registers of four rows' terms p, p + 1, ...
 template <int W>
 void row_strip_turned(double* c, bool overwrite, const Operands& o, std::int64_t i, std::int64_t j) {
-#if defined(__AVX__)
+#if defined(__FMA__)
   const double* x0 = o.x + i * o.x_row;  // op(A)'s rows i .. i + 3 (o.x_step is 1)
   const double *x1 = x0 + o.x_row, *x2 = x1 + o.x_row, *x3 = x2 + o.x_row;
   __m256d s[W];
@@ -279,7 +270,7 @@ void small_product(double* c, bool overwrite, const Matrix& A, const Matrix& B, 
   }
   const Operands o{a, ta ? 1 : ac, ta ? ac : 1, y, y_row, k, m};
   std::int64_t j = 0;
-#if defined(__AVX__)
+#if defined(__FMA__)
   for (; j + 16 <= m; j += 16) column_strips<4>(c, overwrite, o, n, j);
   for (; j + 8 <= m; j += 8) column_strips<2>(c, overwrite, o, n, j);
   for (; j + 4 <= m; j += 4) column_strips<1>(c, overwrite, o, n, j);

@@ -12,14 +12,17 @@ namespace litgrad::kernels::plain {
 
 namespace {
 
-// s + a b, rounded as the fast room's kernels round it: once, with a fused multiply-add, where
-// the CPU has FMA; otherwise the product, then the sum.
-inline double multiply_add(double a, double b, double s) {
-#if defined(__FMA__)
-  return std::fma(a, b, s);
-#else
-  return s + a * b;
+// Adds x y[j] to chain[j] for j < m, each a fused multiply-add (std::fma: rounded once).
+// Where the build targets a CPU with FMA (-march=native on one), std::fma is one instruction and
+// the loop runs in SIMD. In a build for any x86-64 (LITGRAD_NATIVE=OFF) it would be a call to
+// the C library's fma per term, which runs the instruction on a CPU that has it and exact
+// software on one that has not: the same bits, much slower. So such a build compiles this loop
+// twice, for x86-64-v3 (AVX2 and FMA) and for any x86-64, and runs the first on a CPU that can.
+#if defined(__x86_64__) && !defined(__FMA__)
+[[gnu::target_clones("arch=x86-64-v3", "default")]]
 #endif
+void add_terms(double* chain, double x, const double* y, std::int64_t m) {
+  for (std::int64_t j = 0; j < m; ++j) chain[j] = std::fma(x, y[j], chain[j]);
 }
 
 }  // namespace
@@ -52,7 +55,7 @@ void Product::add(double* c, const Matrix& A, const Matrix& B, std::int64_t* col
     for (std::int64_t p0 = 0; p0 < k_; p0 += plan_.block) {
       std::fill(chain.begin(), chain.end(), 0.0);
       for (std::int64_t p = p0; p < std::min(k_, p0 + plan_.block); ++p)
-        for (std::int64_t j = 0; j < m_; ++j) chain[j] = multiply_add(x[p * a_step], y[p * m_ + j], chain[j]);
+        add_terms(chain.data(), x[p * a_step], y.data() + p * m_, m_);
       for (std::int64_t j = 0; j < m_; ++j) total[j] = total[j] + chain[j];
     }
     double* row = c + i * m_;
