@@ -29,6 +29,20 @@ TEST_CASE(
   CHECK_THROWS_WITH_AS(Json(1).push(2), "Json::push: not an array", ValueError);
 }
 
+// The expected strings are what Python's bytes.decode("utf-8", errors="replace") gives for the
+// same bytes (CPython 3.11): one U+FFFD for each maximal invalid subpart.
+TEST_CASE(
+    "Json keeps UTF-8 as it is and writes each run of bytes that is not UTF-8 as one U+FFFD, as Python decodes it") {
+  CHECK(Json("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80").dump() == "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+  CHECK(Json("a\xe2\x82").dump() == R"("a\ufffd")");                // a character cut at the end
+  CHECK(Json("\xf0\x9f\x98").dump() == R"("\ufffd")");              // three bytes of a four-byte one
+  CHECK(Json("\xff(").dump() == R"("\ufffd(")");                    // a byte no character starts with
+  CHECK(Json("\xed\xa0\x80").dump() == R"("\ufffd\ufffd\ufffd")");  // a surrogate
+  CHECK(Json("\xe0\x80\xaf").dump() == R"("\ufffd\ufffd\ufffd")");  // an overlong '/'
+  CHECK(Json("\xc0\xaf").dump() == R"("\ufffd\ufffd")");
+  CHECK(Json("\xf4\x90\x80\x80").dump() == R"("\ufffd\ufffd\ufffd\ufffd")");  // past U+10FFFF
+}
+
 TEST_CASE("a table labels its rows and columns and aligns the numbers, leaving room for a sign") {
   CHECK(book::table(tensor({{1, -0.5}, {0.25, 0}}), {"a", "bb"}, {"x", "y"}, 2) ==
         "        x      y\n"

@@ -392,8 +392,8 @@ TEST_CASE("encoding more distinct pieces than encode remembers still gives every
 }
 
 TEST_CASE(
-    "special tokens take the ids after the merges, allowed ones become their ids, the text between encodes as "
-    "without them, and decode gives the text back for any bytes") {
+    "special tokens take the ids after the merges, is_special names exactly those, allowed ones become their ids, "
+    "the text between encodes as without them, and decode gives the text back for any bytes") {
   std::mt19937_64 rng(17);
   // Training text full of the special strings, so that merges cover their bytes: a special id
   // must still come only from an allowed occurrence, never from a merge.
@@ -409,6 +409,11 @@ TEST_CASE(
   CHECK(t.special_tokens() == special);
   CHECK(t.special_token_id("\n<sep>\n") == 341);
   CHECK(t.token(340) == "<|endoftext|>");
+  for (std::int64_t id : {-1, 0, 255, 256, 339, 340, 341, 342}) {
+    CAPTURE(id);
+    CHECK(t.is_special(id) == (id == 340 || id == 341));
+    CHECK_FALSE(plain.is_special(id));
+  }
   CHECK(plain.encode("<|endoftext|>").size() < 13);  // the merges did learn its bytes
   for (int trial = 0; trial < 200; ++trial) {
     // Up to three special tokens at random, between stretches of ordinary text; each stretch

@@ -74,9 +74,54 @@ std::string Json::dump() const {
 }
 
 namespace {
+
+// The length of the UTF-8 character that starts at s[i], or 0 when none does; then \p invalid
+// is the length of the maximal invalid subpart there (Unicode's term, at least 1), which one
+// U+FFFD replaces, as Python's bytes.decode("utf-8", errors="replace") does. The second byte's
+// range excludes overlong forms (E0, F0), surrogates (ED) and code points past U+10FFFF (F4).
+std::size_t utf8_character(const std::string& s, std::size_t i, std::size_t& invalid) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return 1;
+  std::size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the second byte's range
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    invalid = 1;
+    return 0;
+  }
+  std::size_t k = 1;
+  for (; k < length && i + k < s.size(); ++k) {
+    const unsigned char c = byte(i + k);
+    if (c < (k == 1 ? low : 0x80) || c > (k == 1 ? high : 0xBF)) break;
+  }
+  if (k == length) return length;
+  invalid = k;
+  return 0;
+}
+
+// A JSON string of \p s. Bytes that are not UTF-8 (a model's text cut inside a character,
+// say) become U+FFFD, so that the file is always valid UTF-8 and Python reads it.
 void quote(const std::string& s, std::string& out) {
   out += '"';
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t invalid = 0;
+    const std::size_t length = utf8_character(s, i, invalid);
+    const char c = s[i];
+    if (length == 0) {
+      out += "\\ufffd";
+      i += invalid;
+      continue;
+    }
     if (c == '"' || c == '\\')
       out += '\\', out += c;
     else if (c == '\n')
@@ -86,10 +131,12 @@ void quote(const std::string& s, std::string& out) {
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
       out += buf;
     } else
-      out += c;
+      out.append(s, i, length);
+    i += length;
   }
   out += '"';
 }
+
 }  // namespace
 
 void Json::dump_to(std::string& out) const {

@@ -5,6 +5,9 @@
 /// Objects keep their keys in insertion order and numbers print with 17 significant digits,
 /// so the same data always give the same bytes. Non-finite numbers print as `NaN`,
 /// `Infinity` and `-Infinity`, which Python's `json` module reads.
+/// Strings are written as UTF-8; bytes in them that are not UTF-8 (a model's text cut inside a
+/// character) become U+FFFD, one for each maximal invalid run, as Python's
+/// `bytes.decode("utf-8", errors="replace")` gives, so every file written is valid UTF-8.
 
 #include <string>
 #include <utility>

@@ -62,9 +62,9 @@ PayoffText payoff_text(const BibleSplit& split, const BPETokenizer& tokenizer) {
 }
 
 double characters_of(const std::vector<std::int64_t>& ids, const BPETokenizer& tokenizer) {
-  const std::int64_t first_special = 256 + static_cast<std::int64_t>(tokenizer.merges().size());
   double characters = 0;
-  for (std::int64_t id : ids) characters += id >= first_special ? 1.0 : static_cast<double>(tokenizer.token(id).size());
+  for (std::int64_t id : ids)
+    characters += tokenizer.is_special(id) ? 1.0 : static_cast<double>(tokenizer.token(id).size());
   return characters;
 }
 

@@ -133,6 +133,10 @@ class BPETokenizer {
   /// \brief The special tokens' strings, in id order: the first has id `256 + merges().size()`.
   const std::vector<std::string>& special_tokens() const { return special_; }
 
+  /// \brief Whether \p id is one of the special tokens' ids (false for any other number, in the
+  /// vocabulary or not).
+  bool is_special(std::int64_t id) const { return id >= first_special() && id < vocab_size(); }
+
   /// \brief The id of the special token \p text (`tiktoken`'s `encode_single_token`).
   /// \throws ValueError when \p text is not one of special_tokens().
   std::int64_t special_token_id(std::string_view text) const;
