@@ -96,6 +96,47 @@ TEST_CASE("a payoff record is written and read back exactly, and a malformed lin
   CHECK_THROWS_AS(book::load_payoff_record(path), ValueError);
 }
 
+// The long run's loop on a configuration small enough for the sanitizers' room, which leaves
+// the kept run's test below out (tests/CMakeLists.txt says why): the same code, a 2-block GPT
+// over a tokenizer of a few merges, seven steps, twice.
+TEST_CASE(
+    "book::train_payoff records checksums after the prefix and the last step and losses every `every` steps, "
+    "gives the same bits when run again from the same seed, and refuses a last step outside [1, steps]") {
+  std::string words;
+  for (int i = 0; i < 40; ++i) words += "and the light was good, and the waters were divided from the waters.\n";
+  BPETokenizer tokenizer;
+  tokenizer.train(words, 300);
+  const std::int64_t end = tokenizer.add_special_token("<|endoftext|>");
+  book::PayoffText text;
+  text.end_of_text = end;
+  text.training = tokenizer.encode(words);
+  text.training.push_back(end);
+  text.held_out = tokenizer.encode(words.substr(0, 400));
+  text.held_out.push_back(end);
+  book::PayoffConfig config;
+  config.model = {end + 1, 16, 2, 2, 32};
+  config.batch = 4, config.steps = 8, config.warmup = 2, config.every = 3, config.prefix = 2;
+  const auto run = [&](int last_step) {
+    Generator gen(config.seed);
+    book::GPT model(config.model, gen);
+    return book::train_payoff(model, text, tokenizer, config, last_step);
+  };
+  const book::PayoffRecord first = run(7), again = run(7);
+  REQUIRE(first.checksums.size() == 2);
+  CHECK(first.checksums[0].first == 2);
+  CHECK(first.checksums[1].first == 7);
+  CHECK(first.checksums[0].second != first.checksums[1].second);
+  CHECK(first.curves.at("step") == std::vector<double>{3, 6});
+  CHECK(first.curves.at("held out").size() == 2);
+  CHECK(again.checksums == first.checksums);
+  CHECK(again.curves == first.curves);
+  Generator gen(config.seed);
+  book::GPT model(config.model, gen);
+  CHECK_THROWS_WITH_AS(book::train_payoff(model, text, tokenizer, config, 0),
+                       "train_payoff: last_step 0 is outside [1, 8]", ValueError);
+  CHECK_THROWS_AS(book::train_payoff(model, text, tokenizer, config, 9), ValueError);
+}
+
 // The prefix rerun is compared on every build, for this machine's CPU or for any x86-64: a
 // product's steps are fused multiply-adds on every CPU (kernels/product.hpp). What a build
 // cannot fix is the C library: Debian's glibc picks its log, exp, pow, sin, cos, tanh and erf
