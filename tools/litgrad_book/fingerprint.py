@@ -109,7 +109,12 @@ def literal_end(text, i):
 def code_of(text):
     """The file's code as one string: its tokens, with a space kept only where the tokens on
     either side would otherwise join, and the names of claims replaced by a placeholder."""
-    toks = tokens(text)
+    return code_of_tokens(tokens(text))
+
+
+def code_of_tokens(toks):
+    """``code_of`` for tokens already read (``tokens``), such as a stretch of a file's."""
+    toks = list(toks)
     parts, previous = [], ""
     k = 0
     while k < len(toks):

@@ -276,6 +276,14 @@ def write_ledger(ledger, results, cats, book, seconds, state):
     copied = mutations.chapters(SRC)  # the chapters as the run saw them
     for name, r in results.items():
         r["code"] = {f: fingerprint_of(os.path.join(SRC, f)) for f in mutations.depends_on(by_name[name], book, SRC)}
+        m = by_name[name]
+        if m["catalogue"] in copied:  # what outlives edits elsewhere in the chapter (reach.py)
+            red = (r["red"] or {}).get(m["catalogue"]) or []
+            record = mutations.reach_record(m, red, copied[m["catalogue"]], SRC)
+            if not record and isinstance(red, list) and mutations.reach_of(m, SRC)[0] is not None:
+                log(f"  {name}: a claim went red that litgrad_book.reach says cannot run the mutated code; "
+                    f"the result counts the whole file")
+            r.update(record)
         r["red_places"] = mutations.places_of(r["red"], copied)
         r["definition"] = mutations.definition(by_name[name])
         r["commit"] = head

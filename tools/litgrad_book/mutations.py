@@ -7,7 +7,10 @@ one that is expected to survive the measured reason (``survives``). ``tools/muta
 ``mutate``) applies each in a scratch copy, reruns the claims and records in
 ``tests/mutations/ledger.json`` which tests went red, with the commit and the fingerprints of
 the code each result depends on (``fingerprint``: the tokens, not the comments, the layout or
-the claims' wording, so that editing prose reruns nothing).
+the claims' wording, so that editing prose reruns nothing). A mutation of a chapter's own file
+also records the code of what the claims that run the mutated code run (``reach``): while that
+is unchanged, an edit elsewhere in the chapter (another claim, a helper those claims do not
+call) leaves the result standing.
 
 This module holds what needs no build: reading the catalogues and the ledger, which results are
 out of date, the scores, the check CI runs (``problems``), and the reST the book's pages show of
@@ -24,7 +27,7 @@ import re
 
 import tomllib
 
-from litgrad_book import fingerprint, reader
+from litgrad_book import fingerprint, reach, reader
 
 REQUIRED = ("name", "file", "bug", "find", "replace")
 
@@ -134,10 +137,67 @@ def definition(m):
     return hashlib.sha256(json.dumps([m["file"], *texts]).encode()).hexdigest()[:16]
 
 
+def reach_of(m, root):
+    """``reach.of_mutation`` for a mutation of its own chapter's file (``chapters/NN_topic.cpp``
+    in catalogue NN_topic): the fingerprint of the code its verdict can depend on in that file,
+    and the places of the claims that can turn red; ``(None, None)`` for any other mutation."""
+    path = os.path.join(root, m["file"])
+    if m["file"] != f"chapters/{m['catalogue']}.cpp" or not os.path.exists(path):
+        return None, None
+    key = ("reach", path, os.stat(path).st_mtime_ns, m["find"])
+    if key not in _fingerprints:
+        with open(path, encoding="utf-8") as f:
+            _fingerprints[key] = reach.of_mutation(f.read(), m["find"])
+    return _fingerprints[key]
+
+
+def reach_fingerprint(m, root):
+    return reach_of(m, root)[0]
+
+
+def red_reaching(m, red, source, root):
+    """The red claims of the mutation's own chapter by their place among the claims that reach
+    the mutated code (``reach_of``): what ``red_claims`` maps back to names after the chapter's
+    code changed elsewhere."""
+    reaching = reach_of(m, root)[1]
+    if reaching is None:
+        return None
+    names, red = [c.name for c in source.claims], set(red)
+    return [k for k, place in enumerate(reaching) if place < len(names) and names[place] in red]
+
+
+def reach_record(m, red, source, root):
+    """What a result of ``m`` that turned ``red`` (its chapter's claims, or "crashed") red
+    records to outlive edits elsewhere in the chapter: ``reach`` and ``red_reaching``. None of
+    it (``{}``) for a mutation outside its chapter's file, a crash, or a red claim the reading
+    says cannot run the mutated code (it missed a path, and the whole file must count)."""
+    fingerprint_now, _ = reach_of(m, root)
+    if fingerprint_now is None or not isinstance(red, list):
+        return {}
+    places = red_reaching(m, red, source, root)
+    return {"reach": fingerprint_now, "red_reaching": places} if len(places) == len(set(red)) else {}
+
+
+def changed_files(m, r, root, files):
+    """Those of ``files`` whose code changed since result ``r`` ran. The mutation's own chapter
+    file counts as unchanged while the result's recorded reach (``reach_fingerprint``) is
+    still the file's, whatever changed elsewhere in it."""
+    changed = []
+    for f in files:
+        path = os.path.join(root, f)
+        if os.path.exists(path) and r.get("code", {}).get(f) == code_fingerprint(path):
+            continue
+        if f == m["file"] and r.get("reach") is not None and r["reach"] == reach_fingerprint(m, root):
+            continue
+        changed.append(f)
+    return changed
+
+
 def out_of_date(ledger, cats, book, root):
     """{mutation key: [changed files]} for every mutation whose files' code changed since it
     ran, or that never ran. A file counts as changed when its fingerprint differs: an edit of
-    prose, comments, layout or a claim's wording changes none."""
+    prose, comments, layout or a claim's wording changes none; nor, in a mutation's own
+    chapter file, does code no claim that runs the mutated code can reach (``changed_files``)."""
     stale = {}
     for ms in cats.values():
         for m in ms:
@@ -145,8 +205,7 @@ def out_of_date(ledger, cats, book, root):
             if r is None:
                 stale[m["key"]] = ["(never run)"]
                 continue
-            changed = [f for f in depends_on(m, book, root)
-                       if r.get("code", {}).get(f) != code_fingerprint(os.path.join(root, f))]
+            changed = changed_files(m, r, root, depends_on(m, book, root))
             if r.get("definition") != definition(m):
                 changed.append(f"tests/mutations/{m['catalogue']}.toml")
             if changed:
@@ -154,17 +213,24 @@ def out_of_date(ledger, cats, book, root):
     return stale
 
 
-def red_claims(r, chapter, source, root):
-    """The names of ``source``'s claims that result ``r`` turned red. A result keeps each red
-    claim's place among the chapter's claims (``red_places``); while the chapter's code is as it
-    was (its fingerprint ignores the claims' wording), the claim at that place is the one that
-    went red, whatever it is called now. Otherwise the names recorded."""
+def red_claims(r, chapter, source, root, m=None):
+    """The names of ``source``'s claims that result ``r`` (of mutation ``m``) turned red. A
+    result keeps each red claim's place among the chapter's claims (``red_places``); while the
+    chapter's code is as it was (its fingerprint ignores the claims' wording), the claim at that
+    place is the one that went red, whatever it is called now. Where the code changed but not
+    what the mutation can reach (``reach_of``), the red claims are those at their recorded places
+    among the claims that reach it (``red_reaching``). Otherwise the names recorded."""
     names = (r.get("red") or {}).get(chapter) or []
     places = (r.get("red_places") or {}).get(chapter)
-    if places is None or r.get("code", {}).get(source.path) != code_fingerprint(os.path.join(root, source.path)) \
-            or any(i >= len(source.claims) for i in places):
-        return names if isinstance(names, list) else []
-    return [source.claims[i].name for i in places]
+    if places is not None and r.get("code", {}).get(source.path) == code_fingerprint(os.path.join(root, source.path)) \
+            and all(i < len(source.claims) for i in places):
+        return [source.claims[i].name for i in places]
+    if m is not None and m["catalogue"] == chapter and r.get("red_reaching") is not None:
+        fingerprint_now, reaching = reach_of(m, root)
+        if fingerprint_now is not None and fingerprint_now == r.get("reach") \
+                and all(k < len(reaching) for k in r["red_reaching"]) and all(p < len(source.claims) for p in reaching):
+            return [source.claims[reaching[k]].name for k in r["red_reaching"]]
+    return names if isinstance(names, list) else []
 
 
 def places_of(red, book):
@@ -260,7 +326,7 @@ def problems(ledger, cats, book, ops, root=None):
         red = set()
         for m in own:
             if m["key"] in ledger["mutations"]:
-                red.update(red_claims(ledger["mutations"][m["key"]], chapter, source, root) if root is not None
+                red.update(red_claims(ledger["mutations"][m["key"]], chapter, source, root, m) if root is not None
                            else ledger["mutations"][m["key"]].get("red", {}).get(chapter) or [])
         for claim in source.claims:
             if claim.name not in red:
@@ -306,14 +372,11 @@ def result(ledger, catalogue, name):
 
 
 def stale_files(root, catalogue, mutations, ledger):
-    """The files whose code changed after this catalogue's mutations ran."""
+    """The files whose code changed after this catalogue's mutations ran (``changed_files``)."""
     changed = set()
     for m in mutations:
-        r = result(ledger, catalogue, m["name"])
-        for f, h in (r or {}).get("code", {}).items():
-            path = os.path.join(root, f)
-            if not os.path.exists(path) or code_fingerprint(path) != h:
-                changed.add(f)
+        r = result(ledger, catalogue, m["name"]) or {}
+        changed.update(changed_files(m, r, root, r.get("code", {})))
     return sorted(changed)
 
 
@@ -324,7 +387,8 @@ def claim_lines(env, chapter, claim):
     if ledger is None:
         return []
     biting = [m for m in cats.get(chapter, [])
-              if claim in red_claims(result(ledger, chapter, m["name"]) or {}, chapter, book[chapter], env.srcdir)]
+              if claim in red_claims(result(ledger, chapter, m["name"]) or {}, chapter, book[chapter], env.srcdir,
+                                     m)]
     if not biting:
         return ["", ".. container:: litgrad-unbitten", "",
                 "   No catalogued mutation turns this claim red.", ""]

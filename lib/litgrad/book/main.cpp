@@ -9,6 +9,7 @@
 
 #include "litgrad/base/error.hpp"
 #include "litgrad/book/chapter.hpp"
+#include "litgrad/core/random.hpp"
 
 namespace {
 
@@ -18,7 +19,11 @@ struct ClaimListener : doctest::IReporter {
   void report_query(const doctest::QueryData&) override {}
   void test_run_start() override {}
   void test_run_end(const doctest::TestRunStats&) override {}
+  // Each claim starts from the default generator a process starts with, as it does when CTest
+  // runs it alone: in one process (the book's run, tools/mutate) a claim's draws never depend
+  // on which claims ran before it.
   void test_case_start(const doctest::TestCaseData& t) override {
+    litgrad::default_generator().manual_seed(0);
     litgrad::book::detail::begin_claim(t.m_name, t.m_file.c_str(), t.m_line);
   }
   void test_case_reenter(const doctest::TestCaseData&) override {}
