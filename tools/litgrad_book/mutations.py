@@ -147,8 +147,19 @@ def reach_of(m, root):
     key = ("reach", path, os.stat(path).st_mtime_ns, m["find"])
     if key not in _fingerprints:
         with open(path, encoding="utf-8") as f:
-            _fingerprints[key] = reach.of_mutation(f.read(), m["find"])
-    return _fingerprints[key]
+            text = f.read()
+        claims = sum(u.claim for u in reach.units(text))
+        _fingerprints[key] = (*reach.of_mutation(text, m["find"]), claims)
+    return _fingerprints[key][:2]
+
+
+def claims_read_alike(m, source, root):
+    """Whether ``reach`` finds as many claims in the mutation's chapter as the book's reader
+    does: the places it gives are then places among ``source.claims``."""
+    reach_of(m, root)
+    path = os.path.join(root, m["file"])
+    key = ("reach", path, os.stat(path).st_mtime_ns, m["find"])
+    return _fingerprints[key][2] == len(source.claims)
 
 
 def reach_fingerprint(m, root):
@@ -160,7 +171,7 @@ def red_reaching(m, red, source, root):
     the mutated code (``reach_of``): what ``red_claims`` maps back to names after the chapter's
     code changed elsewhere."""
     reaching = reach_of(m, root)[1]
-    if reaching is None:
+    if reaching is None or not claims_read_alike(m, source, root):
         return None
     names, red = [c.name for c in source.claims], set(red)
     return [k for k, place in enumerate(reaching) if place < len(names) and names[place] in red]
@@ -175,7 +186,8 @@ def reach_record(m, red, source, root):
     if fingerprint_now is None or not isinstance(red, list):
         return {}
     places = red_reaching(m, red, source, root)
-    return {"reach": fingerprint_now, "red_reaching": places} if len(places) == len(set(red)) else {}
+    return {"reach": fingerprint_now, "red_reaching": places} if places is not None and len(places) == len(set(red)) \
+        else {}
 
 
 def changed_files(m, r, root, files):
@@ -227,7 +239,7 @@ def red_claims(r, chapter, source, root, m=None):
         return [source.claims[i].name for i in places]
     if m is not None and m["catalogue"] == chapter and r.get("red_reaching") is not None:
         fingerprint_now, reaching = reach_of(m, root)
-        if fingerprint_now is not None and fingerprint_now == r.get("reach") \
+        if fingerprint_now is not None and fingerprint_now == r.get("reach") and claims_read_alike(m, source, root) \
                 and all(k < len(reaching) for k in r["red_reaching"]) and all(p < len(source.claims) for p in reaching):
             return [source.claims[reaching[k]].name for k in r["red_reaching"]]
     return names if isinstance(names, list) else []

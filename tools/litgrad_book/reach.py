@@ -49,7 +49,8 @@ class Unit:
         self.tokens = toks
         self.code = fingerprint.code_of_tokens(toks)
         words = [t.lstrip("\0") for t in toks]
-        self.claim = words[0] == "TEST_CASE"
+        # doctest's TEST_CASE, and its other ways to write one (TEST_CASE_FIXTURE, SCENARIO)
+        self.claim = words[0].startswith(("TEST_CASE", "SCENARIO"))
         self.uses = set() if words[:2] == ["#", "include"] else uses(words)  # <.../trained.hpp>
         self.names = None if self.claim else declared(words)
 
@@ -154,7 +155,8 @@ def declared(words):
         depth = 0  # int a = 1, b = 2;: the names after each comma outside brackets
         for i in range(end, len(words) - 2):
             depth += (words[i] in "([{") - (words[i] in ")]}")
-            if depth == 0 and words[i] == "," and identifier(words[i + 1]) and words[i + 2] in ("=", "{", "[", ",", ";"):
+            if depth == 0 and words[i] == "," and identifier(words[i + 1]) \
+                    and words[i + 2] in ("=", "{", "[", ",", ";"):
                 names.add(words[i + 1])
     return names or None
 
