@@ -38,11 +38,12 @@ from litgrad_book.runner import program_key
 KEPT = re.compile(r"(?P<program>.+)\.trained-(?P<key>[0-9a-f]{16})-(?P<name>.+)-seed(?P<seed>\d+)\.record$")
 
 
-def kept_models(program):
-    """``{name: [seed, ...]}`` for the models this build of ``program`` has kept whole (a
-    ``.record``, written last, beside its ``.state``)."""
+def kept_models(program, key=None):
+    """``{name: [seed, ...]}`` for the models this build of ``program`` (whose key is ``key``,
+    computed when not given) has kept whole (a ``.record``, written last, beside its
+    ``.state``)."""
     folder, stem = os.path.split(os.path.abspath(program))
-    key = program_key(program)
+    key = key or program_key(program)
     models = {}
     for file in sorted(os.listdir(folder)):
         m = KEPT.fullmatch(file)
@@ -61,7 +62,7 @@ def adopt(source_program, target_program):
     target_folder = os.path.dirname(os.path.abspath(target_program))
     stem = os.path.basename(target_program)
     adopted = {}
-    for name, seeds in kept_models(source_program).items():
+    for name, seeds in kept_models(source_program, source_key).items():
         for seed in seeds[1:]:
             for kind in (".state", ".record"):  # the record last: train_once reads it first
                 tail = f"-{name}-seed{seed}{kind}"

@@ -137,29 +137,31 @@ def definition(m):
     return hashlib.sha256(json.dumps([m["file"], *texts]).encode()).hexdigest()[:16]
 
 
-def reach_of(m, root):
-    """``reach.of_mutation`` for a mutation of its own chapter's file (``chapters/NN_topic.cpp``
-    in catalogue NN_topic): the fingerprint of the code its verdict can depend on in that file,
-    and the places of the claims that can turn red; ``(None, None)`` for any other mutation."""
+def _reading(m, root):
+    """``reach.read`` of a mutation of its own chapter's file (``chapters/NN_topic.cpp`` in
+    catalogue NN_topic), remembered while the file is unchanged; ``(None, None, None)`` for any
+    other mutation."""
     path = os.path.join(root, m["file"])
     if m["file"] != f"chapters/{m['catalogue']}.cpp" or not os.path.exists(path):
-        return None, None
+        return None, None, None
     key = ("reach", path, os.stat(path).st_mtime_ns, m["find"])
     if key not in _fingerprints:
         with open(path, encoding="utf-8") as f:
-            text = f.read()
-        claims = sum(u.claim for u in reach.units(text))
-        _fingerprints[key] = (*reach.of_mutation(text, m["find"]), claims)
-    return _fingerprints[key][:2]
+            _fingerprints[key] = reach.read(f.read(), m["find"])
+    return _fingerprints[key]
+
+
+def reach_of(m, root):
+    """``reach.of_mutation`` for a mutation of its own chapter's file: the fingerprint of the
+    code its verdict can depend on in that file, and the places of the claims that can turn
+    red; ``(None, None)`` for any other mutation."""
+    return _reading(m, root)[:2]
 
 
 def claims_read_alike(m, source, root):
     """Whether ``reach`` finds as many claims in the mutation's chapter as the book's reader
     does: the places it gives are then places among ``source.claims``."""
-    reach_of(m, root)
-    path = os.path.join(root, m["file"])
-    key = ("reach", path, os.stat(path).st_mtime_ns, m["find"])
-    return _fingerprints[key][2] == len(source.claims)
+    return _reading(m, root)[2] == len(source.claims)
 
 
 def reach_fingerprint(m, root):

@@ -248,10 +248,16 @@ def of_mutation(text, find):
     that reach the mutated piece, by their place among the file's claims, and the fingerprint
     of the code of every piece each of them reaches, claim by claim; ``(None, None)`` when the
     mutated text is not inside exactly one piece."""
+    return read(text, find)[:2]
+
+
+def read(text, find):
+    """``of_mutation``, and the number of claims the file holds, from one reading of it."""
     pieces = units(text)
+    claims = sum(u.claim for u in pieces)
     at = mutated_piece(pieces, find)
     if at is None:
-        return None, None
+        return None, None, claims
     reaching = [(k, sorted(r)) for k, r in enumerate(claim_reach(pieces)) if at in r]
     code = [[pieces[i].code for i in r] for _, r in reaching] or [[pieces[at].code]]
-    return hashlib.sha256(json.dumps(code).encode()).hexdigest(), [k for k, _ in reaching]
+    return hashlib.sha256(json.dumps(code).encode()).hexdigest(), [k for k, _ in reaching], claims
