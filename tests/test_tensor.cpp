@@ -53,7 +53,7 @@ TEST_CASE("a tensor prints as torch prints it, but for the name of the operation
   CHECK(to_string(tensor({3, 1}, {2}, DType::Int64)) == "tensor([3, 1], dtype=Int64)");
   CHECK(to_string(tensor({1e-6, 1})) == "tensor([1.0000e-06, 1.0000e+00])");
   CHECK(to_string(tensor({1, -INFINITY, NAN})) == "tensor([1., -inf, nan])");
-  CHECK(to_string(reshape(arange(1, 9), {2, 2, 2})) ==
+  CHECK(to_string(reshape(arange(1.0, 9.0), {2, 2, 2})) ==
         "tensor([[[1., 2.],\n         [3., 4.]],\n\n        [[5., 6.],\n         [7., 8.]]])");
   Tensor x = tensor({1.5}).requires_grad_();
   CHECK(to_string(x) == "tensor([1.5000], requires_grad=True)");

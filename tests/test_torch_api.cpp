@@ -57,7 +57,10 @@ TEST_CASE("tensor == tensor compares elementwise, as torch's, and broadcasts") {
   CHECK((a >= b).to_vector() == std::vector<double>{1, 1, 1});
 }
 
-TEST_CASE("arange(n) is Int64, as torch.arange(n): an index for embeddings, and Float64 once used in arithmetic") {
+TEST_CASE(
+    "arange(n) and arange(start, end) of integers are Int64, as torch's: an index for embeddings, and Float64 once "
+    "used "
+    "in arithmetic") {
   const Tensor i = arange(4);
   CHECK(i.dtype() == DType::Int64);
   CHECK(i.to_vector() == std::vector<double>{0, 1, 2, 3});
@@ -65,6 +68,14 @@ TEST_CASE("arange(n) is Int64, as torch.arange(n): an index for embeddings, and 
   CHECK(arange(0.0, 2.0, 0.5).dtype() == DType::Float64);
   const Tensor table = reshape(arange(0.0, 8.0), {4, 2});
   CHECK(nn::embedding(arange(2), table).to_vector() == std::vector<double>{0, 1, 2, 3});
+  // Integer bounds give Int64 as torch.arange(0, t) does (nanoGPT's positions), any
+  // floating-point bound Float64.
+  const std::int64_t t = 3;
+  CHECK(arange(0, t).dtype() == DType::Int64);
+  CHECK(arange(1, 9, 3).to_vector() == std::vector<double>{1, 4, 7});
+  CHECK(arange(1, 9, 3).dtype() == DType::Int64);
+  CHECK(arange(0, 2.5).dtype() == DType::Float64);
+  CHECK(nn::embedding(arange(1, t), table).to_vector() == std::vector<double>{2, 3, 4, 5});
 }
 
 TEST_CASE("cross_entropy over [N, C, d] positions is the per-row cross-entropy of the classes at each position") {

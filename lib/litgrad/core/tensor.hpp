@@ -394,6 +394,15 @@ template <class Integer, std::enable_if_t<std::is_integral_v<Integer>, int> = 0>
 Tensor arange(Integer n) {
   return to(arange(0.0, static_cast<double>(n), 1.0), DType::Int64);
 }
+/// \brief `[start, start+step, ...)` below \p end as an Int64 tensor, when all three are
+/// integers, as `torch.arange(0, t)`: nanoGPT's positions, ready for an embedding. With any
+/// floating-point argument, the Float64 form above is chosen, as torch chooses float.
+/// \throws ValueError as the Float64 form.
+template <class Start, class End, class Step = int,
+          std::enable_if_t<std::is_integral_v<Start> && std::is_integral_v<End> && std::is_integral_v<Step>, int> = 0>
+Tensor arange(Start start, End end, Step step = 1) {
+  return to(arange(static_cast<double>(start), static_cast<double>(end), static_cast<double>(step)), DType::Int64);
+}
 ///@}
 
 /// \brief Prints like torch: `tensor([[1.0000, 2.0000]], grad_fn=<add>)`.
