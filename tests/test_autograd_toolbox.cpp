@@ -151,14 +151,17 @@ TEST_CASE(
   CHECK(w.to_vector() == std::vector<double>{2, 2});
 }
 
-TEST_CASE("an optimiser's step between a forward and its backward is refused, as torch refuses it: SGD, Adam, AdamW") {
-  for (const std::string kind : {"SGD", "Adam", "AdamW"}) {
+TEST_CASE(
+    "an optimiser's step between a forward and its backward is refused, as torch refuses it: SGD, Adam, AdamW, "
+    "RMSprop") {
+  for (const std::string kind : {"SGD", "Adam", "AdamW", "RMSprop"}) {
     CAPTURE(kind);
     Tensor w = tensor({1.0, 2.0}).requires_grad_();
     std::unique_ptr<optim::Optimizer> opt;
     if (kind == "SGD") opt = std::make_unique<optim::SGD>(std::vector<Tensor>{w}, optim::SGDOptions{0.1});
     if (kind == "Adam") opt = std::make_unique<optim::Adam>(std::vector<Tensor>{w}, optim::AdamOptions{0.1});
     if (kind == "AdamW") opt = std::make_unique<optim::AdamW>(std::vector<Tensor>{w}, optim::AdamWOptions{0.1});
+    if (kind == "RMSprop") opt = std::make_unique<optim::RMSprop>(std::vector<Tensor>{w});
     sum(w * w).backward();
     const Tensor later = sum(w * w * 3.0);  // saves w at its present version
     opt->step();                            // writes w in place

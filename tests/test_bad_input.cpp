@@ -667,6 +667,19 @@ std::vector<BadInput> bad_inputs() {
          optim::AdamW({leaf}, {0.1, 0.9, 0.999, 1e-8, -1});
        }},
       {"Adam's message shows eps as it is", Kind::Value, "eps=1e-08", [&] { optim::Adam({leaf}, {-1.0}); }},
+      {"RMSprop with alpha above one", Kind::Value,
+       "RMSprop: need lr >= 0, eps >= 0, 0 <= alpha <= 1, weight_decay >= 0, momentum >= 0; got lr=0.01 alpha=1.5",
+       [&] {
+         optim::RMSpropOptions o;
+         o.alpha = 1.5;
+         optim::RMSprop({leaf}, o);
+       }},
+      {"RMSprop's centered set to 2", Kind::Value, "RMSprop: centered must be 0 or 1, got 2 (param group 0)",
+       [&] {
+         optim::RMSprop opt({leaf});
+         opt.param_groups()[0]["centered"] = 2;
+         opt.step();
+       }},
       {"a learning rate set to NaN", Kind::Value,
        "SGD: lr, momentum, dampening and weight_decay must be non-negative, got lr=nan",
        [&] {

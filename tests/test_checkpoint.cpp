@@ -580,6 +580,11 @@ TEST_CASE(
        [](Net& n) {
          return std::make_unique<optim::SGD>(decay_and_not(n), optim::SGDOptions{0.1, 0.9, 0, 1e-3, true});
        }},
+      {"RMSprop centered with momentum",
+       [](Net& n) {
+         return std::make_unique<optim::RMSprop>(decay_and_not(n),
+                                                 optim::RMSpropOptions{0.01, 0.9, 1e-8, 1e-3, 0.5, true});
+       }},
   };
   const int N = 5;  // odd, so that the generator holds a spare normal at the checkpoint
   const std::string path = (std::filesystem::temp_directory_path() / "litgrad-test-resume.ckpt").string();

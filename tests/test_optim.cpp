@@ -78,6 +78,35 @@ TEST_CASE("Adam's defaults are torch's: lr 1e-3, betas (0.9, 0.999), eps 1e-8, n
   CHECK(o.weight_decay == 0);
 }
 
+TEST_CASE("RMSprop's defaults are torch's: lr 1e-2, alpha 0.99, eps 1e-8, no weight decay or momentum, not centered") {
+  const optim::RMSpropOptions o;
+  CHECK(o.lr == 1e-2);
+  CHECK(o.alpha == 0.99);
+  CHECK(o.eps == 1e-8);
+  CHECK(o.weight_decay == 0);
+  CHECK(o.momentum == 0);
+  CHECK(!o.centered);
+}
+
+TEST_CASE("RMSprop's first step is lr g / (sqrt(0.01 g²) + eps): ten times lr, whatever the gradient's size") {
+  // On x² from x = 1, g = 2; v = 0.01 · g² = 0.04; the step is 0.01 · 2 / (0.2 + 1e-8). From
+  // x = 30, g = 60 and the step is 0.01 · 60 / (6 + 1e-8): both 0.1 but for eps.
+  Tensor x = tensor({1.0}).requires_grad_(), far = tensor({30.0}).requires_grad_();
+  optim::RMSprop opt({x}), opt_far({far});
+  step_on_square(opt, x);
+  step_on_square(opt_far, far);
+  CHECK(x.item() == doctest::Approx(1 - 0.01 * 2 / (0.2 + 1e-8)).epsilon(1e-15));
+  CHECK(far.item() == doctest::Approx(30 - 0.01 * 60 / (6 + 1e-8)).epsilon(1e-15));
+  CHECK(1 - x.item() == doctest::Approx(0.1).epsilon(1e-7));
+  CHECK(30 - far.item() == doctest::Approx(0.1).epsilon(1e-7));
+  // Its state is torch's four names, a count of steps first.
+  const StateDict state = opt.state_dict();
+  CHECK(state.at("state.0.step").item() == 1);
+  CHECK(state.at("state.0.square_avg").item() == doctest::Approx(0.04).epsilon(1e-15));
+  CHECK(state.contains("state.0.momentum_buffer"));
+  CHECK(state.contains("state.0.grad_avg"));
+}
+
 TEST_CASE("SGD with momentum 0.9 takes x from 1 to 0.8, 0.46, 0.062 on x² with lr 0.1") {
   // g = 2x. Step 1: b = 2, x = 1 - 0.2. Step 2: g = 1.6, b = 1.8 + 1.6 = 3.4, x = 0.8 - 0.34.
   // Step 3: g = 0.92, b = 3.06 + 0.92 = 3.98, x = 0.46 - 0.398.

@@ -60,6 +60,18 @@ TEST_CASE("AdamW, Adam with L2, and SGD with momentum follow torch's trajectorie
   });
 }
 
+TEST_CASE(
+    "RMSprop, plain and centered with momentum and weight decay, follows torch's trajectories to 1e-13 over six "
+    "steps") {
+  const auto cases = test::read_reference_file("optim_python.txt");
+  check_trajectory(find(cases, "rmsprop_defaults"), [](auto ps) { return optim::RMSprop(ps); });
+  check_trajectory(find(cases, "rmsprop_centered_momentum_wd"), [](auto ps) {
+    optim::RMSpropOptions o;
+    o.lr = 0.02, o.alpha = 0.9, o.weight_decay = 0.1, o.momentum = 0.5, o.centered = true;
+    return optim::RMSprop(ps, o);
+  });
+}
+
 TEST_CASE("CosineAnnealingLR gives torch's learning rates to 1e-12, and the optimiser steps with the rate set") {
   const auto cases = test::read_reference_file("optim_python.txt");
   const Tensor expected = find(cases, "cosine_annealing").get("output", "lr");

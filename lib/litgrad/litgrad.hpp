@@ -52,6 +52,7 @@
 #include "litgrad/nn/utils.hpp"                // nn::utils::clip_grad_norm_
 #include "litgrad/optim/adam.hpp"              // optim::Adam, optim::AdamW
 #include "litgrad/optim/lr_scheduler.hpp"      // optim::lr_scheduler::LambdaLR, CosineAnnealingLR
+#include "litgrad/optim/rmsprop.hpp"           // optim::RMSprop
 #include "litgrad/optim/sgd.hpp"               // optim::SGD
 
 // text/: from text to tokens and back.

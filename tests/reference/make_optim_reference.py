@@ -32,6 +32,9 @@ OPTIMISERS = {
     "adam_l2_0.1": lambda ps: torch.optim.Adam(ps, lr=0.05, weight_decay=0.1),
     "sgd_nesterov": lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01),
     "sgd_momentum_dampening": lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.8, dampening=0.3),
+    "rmsprop_defaults": lambda ps: torch.optim.RMSprop(ps),
+    "rmsprop_centered_momentum_wd": lambda ps: torch.optim.RMSprop(ps, lr=0.02, alpha=0.9, weight_decay=0.1,
+                                                                   momentum=0.5, centered=True),
 }
 
 lines = []
