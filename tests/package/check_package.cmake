@@ -2,9 +2,10 @@
 # package that find_package finds, and works as a subproject" with
 #   -DBUILD=<litgrad's build tree> -DSOURCE=<litgrad's source tree> -DWORK=<scratch folder>
 # 1. cmake --install into a scratch prefix; 2. configure, build and run tests/package/consumer
-# against it with find_package(litgrad CONFIG REQUIRED), and tests/package/torch_user, the four
+# against it with find_package(litgrad CONFIG REQUIRED), and tests/package/torch_user, the
 # programs a torch user would first write (an MLP classifier, a character GPT with a KV cache, a
-# checkpoint and resume, autograd's toolbox); 3. configure tests/package/subproject,
+# checkpoint and resume, autograd's toolbox, and nanoGPT, pytorch.org's tutorial and the
+# documentation's examples held to Python torch's results); 3. configure tests/package/subproject,
 # which adds litgrad's source tree as a subproject and checks what litgrad added.
 file(REMOVE_RECURSE ${WORK})
 function(run what)
@@ -29,13 +30,18 @@ message(STATUS "the consumer printed: ${last_output}")
 if(NOT last_output MATCHES "^litgrad [0-9]+\\.[0-9]+\\.[0-9]+: loss [0-9.e+-]+, weight gradient \\[2,3\\]")
   message(FATAL_ERROR "the consumer printed something else: ${last_output}")
 endif()
-# The four programs a torch user would first write (tests/package/torch_user), found the same
+# The programs a torch user would first write (tests/package/torch_user), found the same
 # way: each checks its own result and exits non-zero when it is wrong.
 run("configuring the torch user's programs" ${CMAKE_COMMAND} -S ${SOURCE}/tests/package/torch_user
     -B ${WORK}/torch_user -DCMAKE_PREFIX_PATH=${WORK}/prefix -DCMAKE_BUILD_TYPE=Release)
 run("building the torch user's programs" ${CMAKE_COMMAND} --build ${WORK}/torch_user)
-foreach(program mlp_classifier char_gpt checkpoint autograd_extras)
-  execute_process(COMMAND ${WORK}/torch_user/${program} WORKING_DIRECTORY ${WORK}
+# The last three compare themselves with Python torch's results, in reference/NAME.state.
+foreach(program mlp_classifier char_gpt checkpoint autograd_extras nanogpt tutorial docs_examples)
+  set(reference ${SOURCE}/tests/package/torch_user/reference/${program}.state)
+  if(NOT EXISTS ${reference})
+    set(reference "")
+  endif()
+  execute_process(COMMAND ${WORK}/torch_user/${program} ${reference} WORKING_DIRECTORY ${WORK}
                   RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message(STATUS "${out}")
   if(NOT status EQUAL 0)
