@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -537,4 +538,79 @@ TEST_CASE(
                        ValueError);
   CHECK_THROWS_WITH_AS(nn::load(c, temporary("no-such-file")), doctest::Contains("load: cannot read"), ValueError);
   std::filesystem::remove(path);
+}
+
+namespace {
+// What std::cerr receives while a scope runs.
+class CapturedErrors {
+ public:
+  CapturedErrors() : old_(std::cerr.rdbuf(text_.rdbuf())) {}
+  ~CapturedErrors() { std::cerr.rdbuf(old_); }
+  std::string text() const { return text_.str(); }
+
+ private:
+  std::ostringstream text_;
+  std::streambuf* old_;
+};
+
+// A torch user's slip: `out` is a member, declared and built, but never registered.
+struct Forgot : nn::Module {
+  nn::Linear hidden{2, 3}, out{3, 1};
+  Forgot() : Module("Forgot") { register_module("hidden", hidden); }
+};
+// The same, one level down, inside a module that registers the one holding it.
+struct Holds : nn::Module {
+  Forgot inner;
+  nn::Linear head{1, 1};
+  Holds() : Module("Holds") {
+    register_module("inner", inner);
+    register_module("head", head);
+  }
+};
+// Everything registered; a module kept beside the model, not in it.
+struct Careful : nn::Module {
+  nn::Linear hidden{2, 3}, out{3, 1};
+  Careful() : Module("Careful") {
+    register_module("hidden", hidden);
+    register_module("out", out);
+  }
+};
+}  // namespace
+
+TEST_CASE(
+    "a sub-module member never registered is named in a warning, once, at the first listing of the parameters, and "
+    "registered members, moved models and models side by side in a vector give none") {
+  {
+    CapturedErrors errors;
+    Forgot model;
+    CHECK(model.parameters().size() == 2);  // hidden's weight and bias: out is missing
+    CHECK(errors.text().find("Forgot holds a Linear(in_features=3, out_features=1, bias=True)") != std::string::npos);
+    CHECK(errors.text().find("register_module(\"name\", member)") != std::string::npos);
+    const std::string first = errors.text();
+    model.parameters();
+    model.eval();
+    CHECK(errors.text() == first);  // once
+  }
+  {
+    CapturedErrors errors;
+    Holds model;
+    model.train();
+    // Reported once, by the module that holds it, though it also lies inside the outer one.
+    const std::string text = errors.text();
+    CHECK(text.find("Forgot holds a Linear(in_features=3, out_features=1") != std::string::npos);
+    CHECK(text.find("Holds holds") == std::string::npos);
+    CHECK(text.find("warning", text.find("warning") + 1) == std::string::npos);
+  }
+  {
+    CapturedErrors errors;
+    std::vector<Careful> models(3);  // side by side in memory, each after the last's constructor
+    models.emplace_back();           // and moved when the vector grows
+    for (const Careful& m : models) CHECK(m.parameters().size() == 4);
+    Careful alone;
+    nn::Linear beside(3, 3);  // a module next to the model on the stack, not in it
+    alone.state_dict();
+    nn::Sequential seq(nn::Linear(2, 2), nn::ReLU());
+    seq.parameters();
+    CHECK(errors.text().empty());
+  }
 }

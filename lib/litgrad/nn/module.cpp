@@ -1,17 +1,131 @@
 #include "litgrad/nn/module.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <iostream>
+#include <mutex>
 #include <ostream>
+#include <sstream>
+#include <unordered_map>
 
 #include "litgrad/base/error.hpp"
 #include "litgrad/core/detail/node.hpp"
 
 namespace litgrad::nn {
 
-Module::Module(std::string type) : type_(std::move(type)) {}
-Module::~Module() = default;
-Module::Module(Module&& other) noexcept = default;
-Module& Module::operator=(Module&& other) noexcept = default;
+namespace {
+
+// Every module alive, with the count of modules made before it (its birth), for the check that
+// sub-module members are registered. Made once and never destroyed, so that a module with static
+// storage can still leave it at exit; a mutex, since modules may be made on any thread.
+struct Alive {
+  std::mutex mutex;
+  std::unordered_map<const Module*, std::uint64_t> birth;
+  std::uint64_t made = 0;
+};
+Alive& alive() {
+  static Alive* const everyone = new Alive;
+  return *everyone;
+}
+std::uint64_t born(const Module* m) {
+  Alive& a = alive();
+  const std::lock_guard<std::mutex> lock(a.mutex);
+  a.birth[m] = a.made;
+  return a.made++;
+}
+
+// The largest a module can be, in bytes: a module is handles, a few dozen bytes each, so
+// anything farther from its start is an object elsewhere.
+constexpr std::ptrdiff_t kLargestModule = 1 << 16;
+
+}  // namespace
+
+Module::Module(std::string type) : type_(std::move(type)), born_(born(this)) {}
+
+Module::~Module() {
+  Alive& a = alive();
+  const std::lock_guard<std::mutex> lock(a.mutex);
+  a.birth.erase(this);
+}
+
+// A moved module is a new object, born now: its members, moved after it, are born after it.
+Module::Module(Module&& other) noexcept
+    : type_(std::move(other.type_)),
+      training_(other.training_),
+      parameters_(std::move(other.parameters_)),
+      buffers_(std::move(other.buffers_)),
+      children_(std::move(other.children_)),
+      owned_(std::move(other.owned_)),
+      born_(born(this)),
+      registered_(other.registered_),
+      members_listed_(other.members_listed_),
+      warned_(other.warned_),
+      unclaimed_(std::move(other.unclaimed_)) {}
+
+Module& Module::operator=(Module&& other) noexcept {
+  type_ = std::move(other.type_);
+  training_ = other.training_;
+  parameters_ = std::move(other.parameters_);
+  buffers_ = std::move(other.buffers_);
+  children_ = std::move(other.children_);
+  owned_ = std::move(other.owned_);
+  members_listed_ = other.members_listed_;
+  warned_ = other.warned_;
+  unclaimed_ = std::move(other.unclaimed_);
+  return *this;
+}
+
+// At a module's first registration its constructor's body has begun, so its members are all
+// made, after the module itself. The modules made since then, alive, registered by none and
+// lying inside this one are its members (and their members that their own modules left
+// unregistered); temporaries of the body are gone by now, a local of the constructor is on
+// another frame, and a module made after this one's constructor, such as the next element
+// of a std::vector, is made after the first registration. Each waits in unclaimed_ until
+// registered.
+void Module::list_members() {
+  if (members_listed_) return;
+  members_listed_ = true;
+  Alive& a = alive();
+  const std::lock_guard<std::mutex> lock(a.mutex);
+  for (const auto& [m, birth] : a.birth) {
+    // As integers: the other module may be any object, and pointers to different objects
+    // cannot be subtracted.
+    const auto offset =
+        static_cast<std::ptrdiff_t>(reinterpret_cast<std::uintptr_t>(m) - reinterpret_cast<std::uintptr_t>(this));
+    if (birth > born_ && !m->registered_ && offset >= static_cast<std::ptrdiff_t>(sizeof(Module)) &&
+        offset < kLargestModule)
+      unclaimed_.push_back(offset);
+  }
+}
+
+// Once, at the first listing of this module's parameters, buffers, state or mode (its
+// constructor is then done): a warning for each member module still unregistered, which
+// parameters(), state_dict() and train() would otherwise leave out without a word. Sub-modules
+// first, so a member is reported by the module that holds it.
+void Module::warn_of_unregistered_members() const {
+  if (warned_) return;
+  warned_ = true;
+  for (std::size_t i = 0; i < children_.size(); ++i) child_at(i).warn_of_unregistered_members();
+  for (std::ptrdiff_t offset : unclaimed_) {
+    // Where the member was; looked up among the modules alive before it is read.
+    const auto* m = reinterpret_cast<const Module*>(reinterpret_cast<std::uintptr_t>(this) + offset);
+    {
+      Alive& a = alive();
+      const std::lock_guard<std::mutex> lock(a.mutex);
+      const auto found = a.birth.find(m);
+      if (found == a.birth.end() || found->second < born_) continue;  // not the member any more
+    }
+    if (m->registered_ || m->reported_) continue;
+    m->reported_ = true;  // once, by the innermost module that holds it
+    std::ostringstream repr;
+    m->print(repr, 0);
+    std::cerr << "litgrad: warning: " << type_ << " holds a " << repr.str() << " (" << offset
+              << " bytes in) that was never registered, so " << type_
+              << "'s parameters() leave it out (an optimiser never trains it), as do state_dict() and "
+                 "train()/eval(); register it in "
+              << type_ << "'s constructor: register_module(\"name\", member)\n";
+  }
+}
 
 // A member's place: how many bytes it lies from the start of this module. A move carries the
 // members along with the module, so the place stays right (module.hpp says why places, not
@@ -20,7 +134,6 @@ Module& Module::operator=(Module&& other) noexcept = default;
 // anything more than 64 KiB away is taken to be an object elsewhere, not a member.
 std::ptrdiff_t Module::member_offset(const char* what, const std::string& name, const void* member) const {
   const std::ptrdiff_t offset = static_cast<const char*>(member) - reinterpret_cast<const char*>(this);
-  constexpr std::ptrdiff_t kLargestModule = 1 << 16;
   if (offset < static_cast<std::ptrdiff_t>(sizeof(Module)) || offset >= kLargestModule)
     throw ValueError(type_, ": ", what, " '", name,
                      "' is not a member of this module; register members only (a module held by pointer is handed over "
@@ -42,6 +155,7 @@ Module& Module::child_at(std::size_t i) const {
 }
 
 void Module::register_parameter(const std::string& name, Tensor& slot) {
+  list_members();
   const std::ptrdiff_t offset = member_offset("parameter", name, &slot);
   slot.requires_grad_(true);
   parameters_.emplace_back(name, offset);
@@ -58,16 +172,23 @@ void Module::check_new_name(const std::string& name) const {
 }
 
 void Module::register_buffer(const std::string& name, Tensor& slot, bool persistent) {
+  list_members();
   check_new_name(name);
   buffers_.push_back({name, member_offset("buffer", name, &slot), persistent});
 }
 
 void Module::register_module(const std::string& name, Module& child) {
-  children_.push_back({name, member_offset("sub-module", name, &child), nullptr});
+  list_members();
+  const std::ptrdiff_t offset = member_offset("sub-module", name, &child);
+  children_.push_back({name, offset, nullptr});
+  child.registered_ = true;
+  unclaimed_.erase(std::remove(unclaimed_.begin(), unclaimed_.end(), offset), unclaimed_.end());
 }
 
 Module& Module::add_module(const std::string& name, std::unique_ptr<Module> child) {
+  list_members();
   if (!child) throw ValueError(type_, ": add_module '", name, "' was given no module");
+  child->registered_ = true;
   owned_.push_back(std::move(child));
   children_.push_back({name, 0, owned_.back().get()});
   return *owned_.back();
@@ -99,6 +220,7 @@ std::vector<std::pair<std::string, Tensor>> each_tensor_once(std::vector<std::pa
 }  // namespace
 
 std::vector<std::pair<std::string, Tensor>> Module::named_buffers() const {
+  warn_of_unregistered_members();
   std::vector<std::pair<std::string, Tensor>> all;
   collect("", all, Collect::buffers);
   return each_tensor_once(std::move(all));
@@ -113,12 +235,14 @@ std::vector<Tensor> Module::buffers() const {
 // What state_dict() saves and load_state_dict() loads: every parameter under every name, and
 // the persistent buffers.
 std::vector<std::pair<std::string, Tensor>> Module::state_entries() const {
+  warn_of_unregistered_members();
   std::vector<std::pair<std::string, Tensor>> out;
   collect("", out, Collect::state);
   return out;
 }
 
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool remove_duplicate) const {
+  warn_of_unregistered_members();
   std::vector<std::pair<std::string, Tensor>> all;
   collect("", all);
   // A tied weight is one tensor under two names: by default keep its first name only, as torch
@@ -202,6 +326,7 @@ IncompatibleKeys Module::load_state_dict(const StateDict& dict, bool strict) {
 }
 
 void Module::train(bool on) {
+  warn_of_unregistered_members();
   training_ = on;
   for (std::size_t i = 0; i < children_.size(); ++i) child_at(i).train(on);
 }

@@ -3,6 +3,7 @@
 /// \brief `nn::Module`: a model made of parameters and sub-modules, with torch's dotted names.
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <memory>
@@ -40,6 +41,15 @@ namespace litgrad::nn {
 /// as a module on the stack registered by one on the heap, but it cannot see a stray object
 /// that happens to lie within those bytes: register only members. Copying is not allowed,
 /// since a copy would share the parameters' data.
+///
+/// **A member left unregistered.** torch sees each attribute set in `__init__`; here a
+/// member is in the model only once registered. So every module notes when it was made, and
+/// at its first registration (its members are made by then, and its constructor's body has
+/// begun) it lists the modules made since that lie inside it and that no module has
+/// registered: its members. The first listing of its parameters, buffers, state or mode
+/// (named_parameters(), named_buffers(), state_dict(), train()) prints a warning on standard
+/// error for each one still unregistered, once. A Tensor member left unregistered is not
+/// found: tensors are not followed so.
 ///
 /// \code
 /// struct TwoLayer : nn::Module {
@@ -191,6 +201,21 @@ class Module {
   std::vector<Buffer> buffers_;
   std::vector<Child> children_;
   std::vector<std::unique_ptr<Module>> owned_;
+
+  // The check that every sub-module member is registered (module.cpp). A module knows when it
+  // was made (born_, counting the modules made before it on this machine's run); at its first
+  // registration, its members are all made and the constructor's body has begun, so the
+  // unregistered modules made since and lying inside it are its members: their places wait in
+  // unclaimed_ until registered. The first listing of its parameters, buffers, state or mode
+  // warns once of any left.
+  void list_members();
+  void warn_of_unregistered_members() const;
+  std::uint64_t born_ = 0;
+  bool registered_ = false;        // some module registered or adopted this one
+  bool members_listed_ = false;    // list_members() has run
+  mutable bool warned_ = false;    // warn_of_unregistered_members() has run
+  mutable bool reported_ = false;  // a warning named this module as unregistered
+  std::vector<std::ptrdiff_t> unclaimed_;
 };
 
 /// \brief Prints like torch: `Linear(in_features=2, out_features=3, bias=True)`, sub-modules
