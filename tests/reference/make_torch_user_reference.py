@@ -68,10 +68,6 @@ def save_state(path, entries):
         f.write(text)
 
 
-def scalar(x):
-    return torch.tensor(float(x))
-
-
 # --- nanoGPT ------------------------------------------------------------------------------------
 
 class Config:
