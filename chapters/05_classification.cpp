@@ -960,7 +960,8 @@ TEST_CASE(
   const double expected = 1000 * (tail(3) + tail(7));
   double at_most_five = 0, term = std::exp(-expected);
   for (int k = 0; k <= 5; term *= expected / ++k) at_most_five += term;
-  book::measured("errors expected", expected, "at most, 1,000 × (Φ̄(3) + Φ̄(7))");
+  book::measured("errors expected", expected,
+                 "at most: 1,000 times the normal tails beyond 3 and beyond 7");
   book::measured("P(six or more)", 1 - at_most_five, "Poisson, with that mean");
   book::check_seeds(
       "errors", "test points of 2,000 the network puts in the wrong ring",
