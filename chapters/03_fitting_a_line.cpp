@@ -356,10 +356,12 @@ TEST_CASE(
   book::measured("λ_max", k.lambda_max, "the bowl's steepest curvature");
   book::check("distance below, over its prediction",
               distance(below.back(), best) / predicted_distance(d, low, 500),
-              "after 500 steps at 0.98 · 2/λ_max", book::within(1e-3, 1));
+              "after 500 steps at 0.98 · 2/λ_max",
+              book::within(1e-3, 1).large_margin_because(book::kWorstCaseRounding));
   book::check("distance above, over its prediction",
               distance(above.back(), best) / predicted_distance(d, high, 500),
-              "after 500 steps at 1.02 · 2/λ_max", book::within(1e-3, 1));
+              "after 500 steps at 1.02 · 2/λ_max",
+              book::within(1e-3, 1).large_margin_because(book::kWorstCaseRounding));
   book::measured("distance below", distance(below.back(), best), "after 500 steps");
   book::measured("distance above", distance(above.back(), best), "after 500 steps");
   draw_threshold(d, below, above);
@@ -409,7 +411,8 @@ TEST_CASE(
   }
   book::check("error left along the steep axis", steep,
               "after one step; at most one step's rounding",
-              book::at_most(step_rounding(d, {0, 0}, lr)));
+              book::at_most(step_rounding(d, {0, 0}, lr))
+                  .large_margin_because(book::kWorstCaseRounding));
   book::check("the ratio furthest from the factor", worst,
               "of the distances after steps t + 1 and t, t from 1 to 29; the factor "
               "1 - λ_min/λ_max, to the rounding allowed",
@@ -507,7 +510,8 @@ TEST_CASE(
         distance(path.back(), best),
         "from the normal equations' line; the prediction |e_1| (1 - 1/κ)^(T-1), "
         "to the rounding allowed",
-        book::within(allowed, predicted));
+        book::within(allowed, predicted)
+            .large_margin_because(book::kWorstCaseRounding));
   }
 }
 
@@ -612,7 +616,7 @@ TEST_CASE(
   }
   book::check("largest miss", worst,
               "the most steps by which a count missed its prediction",
-              book::at_most(1));
+              book::at_most(1).large_margin_because(book::kWholeSteps));
   const Data unscaled = line_data(1);
   const double m1 = mean(unscaled.x).item(), m2 = mean(unscaled.x * unscaled.x).item();
   const double K = m2 * m2 / (m2 - m1 * m1);
@@ -664,11 +668,12 @@ TEST_CASE(
   }
   book::check("largest κ - 1", worst_kappa,
               "how far from 1 the standardised κ is, at scales 1, 10 and 100",
-              book::at_most(4 * (kPoints + 4) * kU));
+              book::at_most(4 * (kPoints + 4) * kU)
+                  .large_margin_because(book::kWorstCaseRounding));
   book::check("largest landing distance / rounding", worst_landing,
               "one step's distance from the normal equations' line over the rounding "
               "allowed",
-              book::at_most(1));
+              book::at_most(1).large_margin_because(book::kWorstCaseRounding));
 }
 
 // %% 6 · Mini-batches and the noise floor
@@ -814,7 +819,11 @@ TEST_CASE(
                  "the top of the predicted range; the bottom is 2");
   book::check_seeds(
       "largest distance", "the most a factor lies outside 2 to the top, in its SEs",
-      book::below(4), kSeeds, [&](std::uint64_t seed) {
+      book::below(4).large_margin_because(
+          "a distance outside the predicted range is 0 whenever every factor falls "
+          "inside it, as the prediction says they should; the four standard errors "
+          "allow for the noise of a measured factor"),
+      kSeeds, [&](std::uint64_t seed) {
         std::vector<Floor> floors;
         for (double lr : rates) floors.push_back(noise_floor(d, lr, 8, seed, 16000));
         double worst = 0;

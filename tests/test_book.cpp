@@ -93,6 +93,28 @@ TEST_CASE("a measured number's bound says what it holds and shows it as the page
                        ValueError);
 }
 
+TEST_CASE("a bound given the reason its margin is large holds and reads as before, and carries the reason") {
+  const book::Bound plain = book::at_most(1e-15);
+  const book::Bound reasoned = plain.large_margin_because("a worst-case rounding bound");
+  CHECK(plain.large_margin_reason.empty());
+  CHECK(reasoned.large_margin_reason == "a worst-case rounding bound");
+  CHECK(reasoned.text() == plain.text());
+  CHECK(reasoned.holds(1e-15));
+  CHECK_FALSE(reasoned.holds(2e-15));
+  CHECK_THROWS_WITH_AS(plain.large_margin_because(""), "large_margin_because: the bound ≤ 1e-15 needs a reason",
+                       ValueError);
+  // What the claim records for the page (claims.json's "large_margin_because"), beside the bound.
+  book::detail::begin_claim("a claim of this test", __FILE__, __LINE__);
+  CHECK(book::check("error", 0.0, "a rounding error", reasoned));
+  CHECK(book::check("plain error", 0.0, "a rounding error", plain));
+  book::detail::end_claim(true);
+  const auto& measured = book::detail::claims().back().measured;
+  REQUIRE(measured.size() == 2);
+  CHECK(measured[0].bound == "≤ 1e-15");
+  CHECK(measured[0].large_margin_reason == "a worst-case rounding bound");
+  CHECK(measured[1].large_margin_reason.empty());
+}
+
 // The page must not state a bound the number misses: this test passes only if check() fails it.
 TEST_CASE("a checked number outside the bound the page states fails its claim" * doctest::should_fail()) {
   CHECK_FALSE(book::check("largest error", 2.0, "a number over its bound", book::at_most(1.0)));

@@ -29,7 +29,9 @@ namespace {
 // A softmax turns the scores 1, 2, 3, 4 into weights that are positive and sum to one.
 // Adding four rounded numbers is off from their exact sum by at most about :math:`4u`,
 // with :math:`u = 2^{-53} \approx 1.1 \cdot 10^{-16}`, so the sum is within
-// :math:`10^{-15}` of one.
+// :math:`10^{-15}` of one. That bound is a worst case, every rounding erring fully and
+// the same way, so the sum measured is usually far closer; the check says so, and the
+// Claims page does not list it as a claim that could say more.
 //
 // .. figure:: weights
 //
@@ -42,7 +44,7 @@ TEST_CASE("the softmax of four scores sums to one, to rounding") {
   book::out() << w << "\n";
   const double gap = std::fabs(sum(w).item() - 1);
   book::check("|sum - 1|", gap, "how far the four weights' sum is from one",
-              book::at_most(1e-15));
+              book::at_most(1e-15).large_margin_because(book::kWorstCaseRounding));
   const Tensor strip = reshape(w, {1, 4});  // one row: drawn as a strip
   book::figure("weights",
                book::heatmap(strip, {"weight"}, book::numbered(4), "score index", ""));

@@ -30,7 +30,16 @@ class Margins(unittest.TestCase):
         claims = [{"name": "tight", "measured": [{"name": "gap", "value": 3.0, "bound": "> 2"}]},
                   {"name": "loose", "measured": [{"name": "lead", "value": 400.0, "bound": "> 4"},
                                                  {"name": "count", "value": 0, "bound": "= 0"}]}]
-        self.assertEqual(margins.large(claims), [("loose", "lead", 400.0, "> 4", 100.0)])
+        self.assertEqual(margins.large(claims), [("loose", "lead", 400.0, "> 4", 100.0, None)])
+
+    def test_a_large_margin_its_chapter_gives_a_reason_for_is_listed_apart(self):
+        why = "a worst-case rounding bound"
+        claims = [{"name": "rounding", "measured": [{"name": "error", "value": 0.0, "bound": "≤ 1e-15",
+                                                     "large_margin_because": why},
+                                                    {"name": "lead", "value": 400.0, "bound": "> 4"}]}]
+        self.assertEqual(margins.large(claims), [("rounding", "lead", 400.0, "> 4", 100.0, None)])
+        self.assertEqual(margins.large(claims, reasoned=True),
+                         [("rounding", "error", 0.0, "≤ 1e-15", math.inf, why)])
 
 
 if __name__ == "__main__":

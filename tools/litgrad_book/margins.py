@@ -15,7 +15,9 @@ infinite where the number sits exactly on the bound's best value (an error of ex
 Equalities (``= v``), and bounds at 0 on one side (``≥ 0``, ``> 0``: a sign), have none: they
 are the claim, not a threshold on it. A margin of more than ``LARGE`` says the claim checks
 much less than its measurement could (a claim "below 1%" that measures 0.001%): the Claims
-page lists those.
+page lists those, unless the chapter gave the bound the reason so large a margin is the point
+(``Bound::large_margin_because``, claims.json's ``large_margin_because``: a worst-case rounding
+bound, a tail bound on a count), which the page shows apart, with the reason.
 """
 import math
 import re
@@ -72,13 +74,15 @@ def text(value, bound):
     return f"margin: {g:.3g}× inside its bound"
 
 
-def large(claims):
+def large(claims, reasoned=False):
     """The measured numbers of ``claims`` (a chapter's claims.json, as read) whose margin is
-    more than LARGE: (claim name, measured name, value, bound, margin) each."""
+    more than LARGE and whose bound gives no reason for it (with ``reasoned``, those whose bound
+    does): (claim name, measured name, value, bound, margin, reason or None) each."""
     found = []
     for c in claims:
         for m in c.get("measured", []):
             g = margin(m["value"], m["bound"]) if m.get("bound") else None
-            if g is not None and g > LARGE:
-                found.append((c["name"], m["name"], m["value"], m["bound"], g))
+            why = m.get("large_margin_because")
+            if g is not None and g > LARGE and bool(why) == reasoned:
+                found.append((c["name"], m["name"], m["value"], m["bound"], g, why))
     return found

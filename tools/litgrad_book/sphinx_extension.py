@@ -131,6 +131,8 @@ def measured_lines(m):
     far inside the bound it sits (``margins``)."""
     bound = f" ({rst_text(m['bound'])})" if m.get("bound") else ""
     inside = margins.text(m["value"], m["bound"]) if m.get("bound") else ""
+    if inside and m.get("large_margin_because"):
+        inside += f", by design: {m['large_margin_because']}"
     return [f"* {rst_text(m['name'])} = **{format_number(m['value'])}**{bound}: {rst_text(m['description'])}"
             + (f" · *{inside}*" if inside else "")]
 
@@ -139,22 +141,33 @@ def large_margin_lines(chapters):
     """The Claims page's list of the claims that check much less than they measure: each
     measured number more than ``margins.LARGE`` times inside its bound (``chapters``: (source,
     its claims.json) pairs)."""
-    rows = []
-    for source, claims in chapters:
-        index = {c.name: c.index for c in source.claims}
-        for claim, name, value, bound, g in margins.large(claims):
-            if claim in index:
-                rows.append((source, index[claim], claim, name, value, bound, g))
+    def rows(reasoned):
+        found = []
+        for source, claims in chapters:
+            index = {c.name: c.index for c in source.claims}
+            for claim, name, value, bound, g, why in margins.large(claims, reasoned):
+                if claim in index:
+                    found.append((source, index[claim], claim, name, value, bound, g, why))
+        return found
+
+    def bullet(source, i, claim, name, value, bound, g, why):
+        shown = "exactly at the best value" if g == float("inf") else f"{g:.3g}×"
+        return (f"* :ref:`{rst_text(claim)} <{claim_label(source.name, i)}>` ({rst_text(source.title)}): "
+                f"{rst_text(name)} = {format_number(value)} ({rst_text(bound)}), {shown}"
+                + (f". Why: {rst_text(why)}" if why else ""))
+
+    unexplained, explained = rows(False), rows(True)
     lines = ["Claims that check much less than they measure", "-" * 50, "",
              f"A measured number more than {margins.LARGE} times inside its bound (an equality, or a bound on a "
-             "sign, has no margin) belongs to a claim that could say more than it does, unless its prose says why "
-             f"so large a margin is the point. {len(rows)} numbers, in "
-             f"{len({(r[0].name, r[1]) for r in rows})} claims:", ""]
-    for source, i, claim, name, value, bound, g in rows:
-        shown = "exactly at the best value" if g == float("inf") else f"{g:.3g}×"
-        lines.append(f"* :ref:`{rst_text(claim)} <{claim_label(source.name, i)}>` ({rst_text(source.title)}): "
-                     f"{rst_text(name)} = {format_number(value)} ({rst_text(bound)}), {shown}")
-    return lines + [""]
+             "sign, has no margin) belongs to a claim that could say more than it does, unless its chapter says why "
+             f"so large a margin is the point. {len(unexplained)} numbers, in "
+             f"{len({(r[0].name, r[1]) for r in unexplained})} claims:", ""]
+    lines += [bullet(*r) for r in unexplained] + [""]
+    if explained:
+        lines += [f"And {len(explained)} numbers, in {len({(r[0].name, r[1]) for r in explained})} claims, far inside "
+                  "bounds their chapters say are meant to sit far above them, with the reason each gives:", ""]
+        lines += [bullet(*r) for r in explained] + [""]
+    return lines
 
 
 def chapter_link(source):

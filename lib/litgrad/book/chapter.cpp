@@ -71,6 +71,13 @@ std::string Bound::text() const {
   return relation + " " + format_number(value);
 }
 
+Bound Bound::large_margin_because(const std::string& why) const {
+  if (why.empty()) throw ValueError("large_margin_because: the bound ", text(), " needs a reason");
+  Bound reasoned = *this;
+  reasoned.large_margin_reason = why;
+  return reasoned;
+}
+
 Bound at_most(double bound) { return {"≤", bound, 0}; }
 Bound below(double bound) { return {"<", bound, 0}; }
 Bound at_least(double bound) { return {"≥", bound, 0}; }
@@ -87,9 +94,11 @@ Bound within(double tolerance, double centre) {
 
 namespace {
 
-void record(const std::string& name, double value, const std::string& description, const std::string& bound) {
+void record(const std::string& name, double value, const std::string& description, const std::string& bound,
+            const std::string& large_margin_reason = "") {
   if (description.empty()) throw ValueError("measured: '", name, "' needs a description of what it is, for the page");
-  if (state().in_claim) state().claims.back().measured.push_back({name, value, description, bound});
+  if (state().in_claim)
+    state().claims.back().measured.push_back({name, value, description, bound, large_margin_reason});
   // The account shows it; the claim's own printed output does not (the page shows it apart).
   const bool in_claim = state().in_claim;
   state().in_claim = false;
@@ -104,7 +113,7 @@ void measured(const std::string& name, double value, const std::string& descript
 }
 
 bool check(const std::string& name, double value, const std::string& description, const Bound& bound, Where where) {
-  record(name, value, description, bound.text());
+  record(name, value, description, bound.text(), bound.large_margin_reason);
   if (bound.holds(value)) return true;
   const std::string broken =
       "check: " + name + " = " + format_number(value) + " (" + description + ") is not " + bound.text();
@@ -258,6 +267,7 @@ void write_emitted(const std::string& dir) {
     for (const auto& x : c.measured) {
       Json entry = Json::object().set("name", x.name).set("value", x.value).set("description", x.description);
       if (!x.bound.empty()) entry.set("bound", x.bound);
+      if (!x.large_margin_reason.empty()) entry.set("large_margin_because", x.large_margin_reason);
       m.push(entry);
     }
     list.push(Json::object()

@@ -35,7 +35,32 @@ struct Bound {
   bool holds(double x) const;
   /// \brief The bound as the page shows it, e.g. `≤ 1e-15` or `within 0.058 of 0.875`.
   std::string text() const;
+  /// \brief Why the measured number is meant to sit far inside this bound, or empty: see
+  /// large_margin_because().
+  std::string large_margin_reason;
+  /// \brief This bound, with the reason a number far inside it is the point rather than a sign
+  /// that the claim could say more: a worst-case rounding bound, which typical roundings stay
+  /// far under; a tail bound on a count, whose usual value is 0. The Claims page lists every
+  /// number more than 50 times inside its bound, and shows these apart, with their reasons.
+  /// \throws ValueError for an empty reason.
+  ///
+  /// \code
+  /// book::check("largest |mean|", worst, "over the rounding bound 2Du(max|y| + 1)",
+  ///             book::at_most(1).large_margin_because("a worst-case rounding bound"));
+  /// \endcode
+  Bound large_margin_because(const std::string& why) const;
 };
+/// \brief The reason, for Bound::large_margin_because(), that a worst-case rounding bound sits
+/// far above the errors measured.
+inline constexpr const char* kWorstCaseRounding =
+    "a worst-case rounding bound: it lets every rounding err by a full half-unit, all in one "
+    "direction, where most are exact or cancel, so an error far below it, or 0, is the usual case";
+/// \brief The reason, for Bound::large_margin_because(), that a count of steps held to one step
+/// of its formula usually misses by none.
+inline constexpr const char* kWholeSteps =
+    "counts are whole steps: the allowance is the one step by which rounding can move where a "
+    "count crosses its target, so a miss of 0 is the usual case";
+
 Bound at_most(double bound);   ///< \brief x ≤ bound.
 Bound below(double bound);     ///< \brief x < bound.
 Bound at_least(double bound);  ///< \brief x ≥ bound.
@@ -105,7 +130,8 @@ struct Measured {
   std::string name;
   double value = 0;
   std::string description;
-  std::string bound;  // as Bound::text(), or empty
+  std::string bound;                // as Bound::text(), or empty
+  std::string large_margin_reason;  // Bound::large_margin_reason
 };
 
 struct Claim {
