@@ -15,6 +15,8 @@
 // Everything but workload 9 runs on one thread.
 // Without libtorch the litgrad side still runs and the context says the peer is missing.
 
+#include <dlfcn.h>
+
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Core>
@@ -162,6 +164,15 @@ std::string loaded_blas() {
   return "none loaded";
 }
 
+// The kernels OpenBLAS picked for this processor ("Haswell", "SkylakeX", ...), which
+// OPENBLAS_CORETYPE overrides; "not OpenBLAS" when the loaded BLAS is another. Looked up at
+// run time: the BLAS is whichever Debian's alternatives point libtorch at.
+std::string openblas_kernel() {
+  using CoreName = char* (*)();
+  auto core = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  return core ? std::string(core()) : "not OpenBLAS";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -225,6 +236,7 @@ int main(int argc, char** argv) {
 #ifdef LITGRAD_BENCH_TORCH
   benchmark::AddCustomContext("peer", "libtorch " + std::string(TORCH_VERSION) + ", one thread, double");
   benchmark::AddCustomContext("blas", loaded_blas());  // libtorch links it at load time
+  benchmark::AddCustomContext("blas_kernel", openblas_kernel());
 #else
   benchmark::AddCustomContext("peer", "missing: libtorch is not installed (apt-get install libtorch-dev)");
 #endif

@@ -36,7 +36,8 @@ def bench_folder(folder):
                  benchmark(f"Sweep/libtorch/{length}/4/64/4", length / 5),
                  benchmark(f"Block/litgrad/{length}/16/64/4/256", length / 10),
                  benchmark(f"Block/libtorch/{length}/16/64/4/256", length / 4)]
-    files = {"benchmark.json": {"context": {"peer": "libtorch 1.13", "blas": "openblas"}, "benchmarks": runs},
+    files = {"benchmark.json": {"context": {"peer": "libtorch 1.13", "blas": "openblas", "blas_kernel": "Haswell",
+                                            "date": "2026-12-07T14:00:00+00:00"}, "benchmarks": runs},
              "memory_flag.json": {"peak_kb": 20000, "resident_kb_every_1000_steps": [10000, 10100]},
              "memory_sweep.json": {"peak_kb": 90000, "attention_weights_kb": 32768},
              "build_times.json": {"clean_seconds": 100, "chapter_rebuild_seconds": 5, "cores": 2}}
@@ -45,6 +46,8 @@ def bench_folder(folder):
             json.dump(data, f)
     with open(os.path.join(folder, "book_seconds.txt"), "w", encoding="utf-8") as f:
         f.write("01_tensors 0.5\n01_tensors 0.4\n08_attention 2.0\n")
+    with open(os.path.join(folder, "blas_environment.txt"), "w", encoding="utf-8") as f:
+        f.write("OPENBLAS_CORETYPE=Haswell\nOPENBLAS_L2_SIZE=\n")
 
 
 class Report(unittest.TestCase):
@@ -90,6 +93,41 @@ class Report(unittest.TestCase):
 
     def test_the_page_without_a_run_says_how_to_make_one(self):
         self.assertIn("No benchmark has been run", " ".join(performance.page_lines(None, None)))
+
+    def test_the_report_names_the_machine_date_commit_and_openblas_settings_and_keep_copies_it(self):
+        with tempfile.TemporaryDirectory() as folder:
+            bench_folder(folder)
+            kept_path, performance.KEPT = performance.KEPT, os.path.join(folder, "kept.json")
+            try:
+                with redirect_stdout(io.StringIO()) as printed:
+                    performance.write_report(folder, keep=True)
+                with open(performance.KEPT, encoding="utf-8") as f:
+                    kept = json.load(f)
+            finally:
+                performance.KEPT = kept_path
+            with open(os.path.join(folder, "results.json"), encoding="utf-8") as f:
+                self.assertEqual(json.load(f), kept)
+        self.assertIn("kept in", printed.getvalue())
+        machine = dict(kept["machine"])
+        self.assertEqual(machine["date"], "2026-12-07T14:00:00+00:00")
+        self.assertRegex(machine["commit"], r"^([0-9a-f]{12}( \+ changes)?|unknown)$")
+        self.assertTrue(machine["machine"])
+        self.assertEqual(machine["OpenBLAS's settings"],
+                         "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the run (the machine had set "
+                         "OPENBLAS_CORETYPE=Haswell); OpenBLAS's kernels: Haswell")
+        # Shown as the kept report: a note with where it ran and how to measure this machine.
+        note = " ".join(performance.page_lines(kept, lambda w: [], kept=True))
+        self.assertIn("the numbers of the last full run", note)
+        self.assertIn("kept in the repository (``bench/last_report.json``)", note)
+        self.assertIn(f"on {machine['machine']}, 2026-12-07T14:00:00+00:00", note)
+        self.assertIn("run ``tools/bench``", note)
+        self.assertNotIn("kept in the repository", " ".join(performance.page_lines(kept, lambda w: [])))
+
+    def test_a_run_without_either_openblas_setting_says_neither_was_set(self):
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "blas_environment.txt"), "w", encoding="utf-8") as f:
+                f.write("OPENBLAS_CORETYPE=\nOPENBLAS_L2_SIZE=\n")
+            self.assertIn("(neither was set)", performance.blas_environment(folder, "Haswell"))
 
 
 class Runner(unittest.TestCase):

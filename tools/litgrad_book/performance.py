@@ -1,9 +1,10 @@
 """Performance: one run of ``tools/bench`` made into ``build/bench/results.json`` and a printed
 table of ratios, and the tables the book's Performance page shows of it.
 
-usage: python3 -m litgrad_book.performance BENCH_DIR
+usage: python3 -m litgrad_book.performance [--keep] BENCH_DIR
        (tools/bench runs it so, on the folder it wrote: benchmark.json, memory_*.json,
-       book_seconds.txt, build_times.json)
+       book_seconds.txt, build_times.json, blas_environment.txt; with --keep it also copies
+       the report to bench/last_report.json, kept in the repository)
 
 ``results.json`` holds the machine, then workloads, each with a title, a sentence of what it
 is, one table in one unit, and its goal with the reason for it and what bounds it. The words
@@ -11,7 +12,8 @@ and the numbers each goal is held to are data, ``docs/performance.toml``; this m
 each workload from the run (one small function each) and holds it to them. The Performance
 page (``.. litgrad-performance::``, in ``sphinx_extension``) shows them as they are, through
 ``page_lines``; nothing on that page is typed by hand. A comparison's ratio is libtorch's time
-divided by litgrad's.
+divided by litgrad's. A build where tools/bench has not run shows the last report kept in the
+repository (``KEPT``), with the machine, the date and the commit it measured.
 """
 import argparse
 import json
@@ -50,6 +52,32 @@ def compiler():
 
 
 GOALS = os.path.join(ROOT, "docs", "performance.toml")
+KEPT = os.path.join(ROOT, "bench", "last_report.json")  # the last report `tools/bench --keep` kept
+
+
+def commit():
+    """The commit the run measured, "+ changes" when the work tree differs from it."""
+    def git(*args):
+        return subprocess.run(["git", "-C", ROOT, *args], capture_output=True, text=True).stdout.strip()
+    try:
+        head = git("rev-parse", "--short=12", "HEAD")
+        changed = git("status", "--porcelain", "--untracked-files=no")
+    except OSError:
+        return "unknown"
+    return (head or "unknown") + (" + changes" if changed else "")
+
+
+def blas_environment(folder, kernel):
+    """What the run did about OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE (tools/bench unsets them for
+    the benchmark and writes what they were to blas_environment.txt), and the kernels OpenBLAS
+    then picked (``kernel``, from the benchmark's context)."""
+    path = os.path.join(folder, "blas_environment.txt")
+    if not os.path.exists(path):
+        return f"as the machine set it; OpenBLAS's kernels: {kernel}"
+    with open(path, encoding="utf-8") as f:
+        was = [line.strip() for line in f if "=" in line and line.strip().split("=", 1)[1]]
+    before = "the machine had set " + ", ".join(was) if was else "neither was set"
+    return f"OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the run ({before}); OpenBLAS's kernels: {kernel}"
 
 
 class Run:
@@ -238,25 +266,35 @@ def workloads(run, goals):
     return found
 
 
-def write_report(folder):
-    """Reads the run in ``folder``, writes ``folder/results.json`` and prints the ratios."""
+def write_report(folder, keep=False):
+    """Reads the run in ``folder``, writes ``folder/results.json`` and prints the ratios; with
+    ``keep``, copies the report to ``KEPT`` as well."""
     run = Run(folder)
     with open(GOALS, "rb") as f:
         goals = tomllib.load(f)
-    machine = [["processor", cpu_model()], ["cores used", "1 (one thread in both libraries), but 2 for the two-thread table"],
+    machine = [["machine", platform.node()], ["processor", cpu_model()],
+               ["cores used", "1 (one thread in both libraries), but 2 for the two-thread table"],
                ["compiler", compiler()], ["litgrad's build", "Release (-O3), -march=native, Eigen without threads"],
                ["libtorch", run.context.get("peer")], ["libtorch's BLAS", run.context.get("blas", "n/a")],
-               ["timing", f"the fastest of {run.repetitions} repetitions, shuffled among all workloads"]]
+               ["OpenBLAS's settings", blas_environment(folder, run.context.get("blas_kernel", "n/a"))],
+               ["timing", f"the fastest of {run.repetitions} repetitions, shuffled among all workloads"],
+               ["date", run.context.get("date", "unknown")], ["commit", commit()]]
     results = {"machine": machine, "workloads": workloads(run, goals)}
+    text = json.dumps(results, indent=1)
     with open(os.path.join(folder, "results.json"), "w", encoding="utf-8") as f:
-        json.dump(results, f, indent=1)
-    print(f"machine: {machine[0][1]}; {machine[4][1]}; BLAS: {machine[5][1]}")
+        f.write(text)
+    if keep:
+        with open(KEPT, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    about = dict(machine)
+    blas = about["libtorch's BLAS"]
+    print(f"machine: {about['machine']}, {about['processor']}; {about['libtorch']}; BLAS: {blas}")
     for w in results["workloads"]:
         print(f"{w['title']} ({w['unit']}):")
         for row in w["rows"]:
             print("  " + "   ".join(str(v) if not isinstance(v, float) else f"{v:.4g}" for v in row if v is not None))
         print(f"  goal ({w['goal']}): {'met' if w['met'] else 'NOT met'}")
-    print(f"results: {os.path.join(folder, 'results.json')}")
+    print(f"results: {os.path.join(folder, 'results.json')}" + (f", kept in {KEPT}" if keep else ""))
 
 
 # ------------------------------------------------------------------------------------------
@@ -303,16 +341,26 @@ SWEEP_CAPTION = ["Time of one forward and backward pass against sequence length,
                  "curves bend upward as the part that grows like L² takes over from the part that grows like L."]
 
 
-def page_lines(results, sweep_figure):
+def page_lines(results, sweep_figure, kept=False):
     """The Performance page's reST for ``results`` (results.json as read, or None when no
-    benchmark ran); ``sweep_figure(workload)`` returns the reST of the sweep's figure."""
+    benchmark ran); ``sweep_figure(workload)`` returns the reST of the sweep's figure. ``kept``:
+    the results are the report kept in the repository, not this build's run."""
     if results is None:
         return [".. note::", "", "   No benchmark has been run in this build. Run ``tools/bench``, then rebuild",
                 "   the book (``tools/book``); this page then shows that run's numbers.", ""]
     if isinstance(results.get("workloads"), dict):
         return [".. note::", "", "   The last ``tools/bench`` ran before this page's format changed;",
                 "   run it again to show its numbers here.", ""]
-    lines = ["The machine of the last ``tools/bench``:", ""]
+    lines = []
+    if kept:
+        about = dict(results["machine"])
+        lines += [".. note::", "",
+                  "   ``tools/bench`` has not run in this build, so these are the numbers of the last full run",
+                  f"   kept in the repository (``bench/last_report.json``): on {about.get('machine', 'an unnamed machine')}, "
+                  f"{about.get('date', 'on an unknown date')},",
+                  f"   at commit ``{about.get('commit', 'unknown')}``. To measure this machine, run ``tools/bench``, "
+                  "then ``tools/book``.", ""]
+    lines += ["The machine of the last ``tools/bench``:", ""]
     lines += [f"* **{k}**: ``{v}``" if k in ("compiler", "libtorch's BLAS") else f"* **{k}**: {v}"
               for k, v in results["machine"]] + [""]
     for w in results["workloads"]:
@@ -330,5 +378,7 @@ def page_lines(results, sweep_figure):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python3 -m litgrad_book.performance", description=__doc__.strip(),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--keep", action="store_true", help=f"also keep the report in the repository ({KEPT})")
     parser.add_argument("bench_dir", help="the folder tools/bench wrote")
-    write_report(parser.parse_args().bench_dir)
+    arguments = parser.parse_args()
+    write_report(arguments.bench_dir, keep=arguments.keep)

@@ -481,13 +481,19 @@ class FigureDirective(Directive):
 
 class PerformanceDirective(Directive):
     """``.. litgrad-performance::``: the last ``tools/bench`` run (``bench/results.json`` in the
-    build folder), as ``performance.page_lines`` lays it out, with the length sweep drawn."""
+    build folder), or where none ran in this build the report kept in the repository
+    (``performance.KEPT``), as ``performance.page_lines`` lays it out, with the length sweep
+    drawn."""
 
     def run(self):
         env = self.state.document.settings.env
         build_dir = env.config.litgrad_build_dir
         path = os.path.join(build_dir, "bench", "results.json")
         env.note_dependency(path)
+        env.note_dependency(performance.KEPT)
+        kept = not os.path.exists(path)
+        if kept:
+            path = performance.KEPT
         results = None
         if os.path.exists(path):
             with open(path, encoding="utf-8") as f:
@@ -504,7 +510,7 @@ class PerformanceDirective(Directive):
             return [f".. figure:: {rel}", "   :alt: the length sweep", "   :width: 100%", ""] + \
                 indent(performance.SWEEP_CAPTION) + [""]
 
-        return nested(self, performance.page_lines(results, sweep_figure))
+        return nested(self, performance.page_lines(results, sweep_figure, kept=kept))
 
 
 # ------------------------------------------------------------------------------------------
