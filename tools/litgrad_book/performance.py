@@ -68,16 +68,26 @@ def commit():
 
 
 def blas_environment(folder, kernel):
-    """What the run did about OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE (tools/bench unsets them for
-    the benchmark and writes what they were to blas_environment.txt), and the kernels OpenBLAS
-    then picked (``kernel``, from the benchmark's context)."""
+    """What the run did about OpenBLAS for libtorch: what OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE
+    the machine had set, the probe of each candidate kernel (tools/bench writes both to
+    blas_environment.txt) and the kernels that ran (``kernel``, from the benchmark's context)."""
     path = os.path.join(folder, "blas_environment.txt")
     if not os.path.exists(path):
         return f"as the machine set it; OpenBLAS's kernels: {kernel}"
+    was, probes = [], []
     with open(path, encoding="utf-8") as f:
-        was = [line.strip() for line in f if "=" in line and line.strip().split("=", 1)[1]]
-    before = "the machine had set " + ", ".join(was) if was else "neither was set"
-    return f"OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the run ({before}); OpenBLAS's kernels: {kernel}"
+        for line in f:
+            words = line.split()
+            if len(words) == 4 and words[0] == "probe":
+                asked = "OpenBLAS's own pick" if words[1] == "-" else f"OPENBLAS_CORETYPE={words[1]}"
+                probes.append(f"{asked} ({words[2]}) {float(words[3]):g} ms")
+            elif "=" in line and line.strip().split("=", 1)[1]:
+                was.append(line.strip())
+    before = "the machine had set " + ", ".join(was) if was else "the machine had set neither"
+    text = f"OpenBLAS's kernels: {kernel}, libtorch's fastest"
+    if probes:
+        text += " in a probe of its attention layer and GPT step: " + "; ".join(probes)
+    return f"{text}. OPENBLAS_L2_SIZE unset for the run ({before})"
 
 
 class Run:
