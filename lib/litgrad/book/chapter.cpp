@@ -71,6 +71,13 @@ std::string Bound::text() const {
   return relation + " " + format_number(value);
 }
 
+const char* const kWorstCaseRounding =
+    "a worst-case rounding bound: it lets every rounding err by a full half-unit, all in one "
+    "direction, where most are exact or cancel, so an error far below it, or 0, is the usual case";
+const char* const kWholeSteps =
+    "counts are whole steps: the allowance is the one step by which rounding can move where a "
+    "count crosses its target, so a miss of 0 is the usual case";
+
 Bound Bound::large_margin_because(const std::string& why) const {
   if (why.empty()) throw ValueError("large_margin_because: the bound ", text(), " needs a reason");
   Bound reasoned = *this;

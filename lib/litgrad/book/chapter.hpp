@@ -52,14 +52,10 @@ struct Bound {
 };
 /// \brief The reason, for Bound::large_margin_because(), that a worst-case rounding bound sits
 /// far above the errors measured.
-inline constexpr const char* kWorstCaseRounding =
-    "a worst-case rounding bound: it lets every rounding err by a full half-unit, all in one "
-    "direction, where most are exact or cancel, so an error far below it, or 0, is the usual case";
+extern const char* const kWorstCaseRounding;
 /// \brief The reason, for Bound::large_margin_because(), that a count of steps held to one step
 /// of its formula usually misses by none.
-inline constexpr const char* kWholeSteps =
-    "counts are whole steps: the allowance is the one step by which rounding can move where a "
-    "count crosses its target, so a miss of 0 is the usual case";
+extern const char* const kWholeSteps;
 
 Bound at_most(double bound);   ///< \brief x ≤ bound.
 Bound below(double bound);     ///< \brief x < bound.
