@@ -42,5 +42,31 @@ class Margins(unittest.TestCase):
                          [("rounding", "error", 0.0, "≤ 1e-15", math.inf, why)])
 
 
+class ClaimsPageList(unittest.TestCase):
+    """The Claims page's lists: one bullet a claim, its numbers with their margins, the reason once."""
+
+    def test_numbers_of_one_claim_share_a_bullet_and_its_reason_is_given_once(self):
+        from types import SimpleNamespace
+        from litgrad_book import sphinx_extension
+        why = "a worst-case rounding bound"
+        source = SimpleNamespace(name="03_line", title="Chapter 3 · A line",
+                                 claims=[SimpleNamespace(name="rounded", index=0),
+                                         SimpleNamespace(name="trained", index=1)])
+        claims = [{"name": "rounded", "measured": [
+                       {"name": "error (seed 1)", "value": 0.0, "bound": "≤ 1e-15", "large_margin_because": why},
+                       {"name": "error (seed 2)", "value": 1e-17, "bound": "≤ 1e-15", "large_margin_because": why}]},
+                  {"name": "trained", "measured": [{"name": "lead", "value": 400.0, "bound": "> 4"}]}]
+        lines = sphinx_extension.large_margin_lines([(source, claims)])
+        bullets = [line for line in lines if line.startswith("* ")]
+        self.assertEqual(len(bullets), 2)
+        self.assertIn("lead = 400 (\\> 4), 100×", bullets[0])
+        self.assertNotIn("Why", bullets[0])
+        self.assertIn("error (seed 1) = 0 (≤ 1e-15), exactly at the best value; error (seed 2)", bullets[1])
+        self.assertEqual(bullets[1].count("Why: "), 1)
+        self.assertTrue(bullets[1].endswith("Why: " + why))
+        self.assertIn("1 numbers, in 1 claims:", " ".join(lines))
+        self.assertIn("And 2 numbers, in 1 claims", " ".join(lines))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

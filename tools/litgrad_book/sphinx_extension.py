@@ -150,11 +150,19 @@ def large_margin_lines(chapters):
                     found.append((source, index[claim], claim, name, value, bound, g, why))
         return found
 
-    def bullet(source, i, claim, name, value, bound, g, why):
-        shown = "exactly at the best value" if g == float("inf") else f"{g:.3g}×"
-        return (f"* :ref:`{rst_text(claim)} <{claim_label(source.name, i)}>` ({rst_text(source.title)}): "
-                f"{rst_text(name)} = {format_number(value)} ({rst_text(bound)}), {shown}"
-                + (f". Why: {rst_text(why)}" if why else ""))
+    def bullets(found):
+        """One bullet a claim: its numbers, each with its bound and margin, then the reasons."""
+        claims = {}
+        for source, i, claim, name, value, bound, g, why in found:
+            claims.setdefault((source.name, i), (source, claim, [], []))
+            numbers, reasons = claims[(source.name, i)][2:]
+            shown = "exactly at the best value" if g == float("inf") else f"{g:.3g}×"
+            numbers.append(f"{rst_text(name)} = {format_number(value)} ({rst_text(bound)}), {shown}")
+            if why and why not in reasons:
+                reasons.append(why)
+        return [f"* :ref:`{rst_text(claim)} <{claim_label(source.name, i)}>` ({rst_text(source.title)}): "
+                + "; ".join(numbers) + "".join(f". Why: {rst_text(why)}" for why in reasons)
+                for (_, i), (source, claim, numbers, reasons) in claims.items()]
 
     unexplained, explained = rows(False), rows(True)
     lines = ["Claims that check much less than they measure", "-" * 50, "",
@@ -162,11 +170,11 @@ def large_margin_lines(chapters):
              "sign, has no margin) belongs to a claim that could say more than it does, unless its chapter says why "
              f"so large a margin is the point. {len(unexplained)} numbers, in "
              f"{len({(r[0].name, r[1]) for r in unexplained})} claims:", ""]
-    lines += [bullet(*r) for r in unexplained] + [""]
+    lines += bullets(unexplained) + [""]
     if explained:
         lines += [f"And {len(explained)} numbers, in {len({(r[0].name, r[1]) for r in explained})} claims, far inside "
                   "bounds their chapters say are meant to sit far above them, with the reason each gives:", ""]
-        lines += [bullet(*r) for r in explained] + [""]
+        lines += bullets(explained) + [""]
     return lines
 
 
