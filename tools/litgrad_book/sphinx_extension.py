@@ -132,7 +132,7 @@ def measured_lines(m):
     bound = f" ({rst_text(m['bound'])})" if m.get("bound") else ""
     inside = margins.text(m["value"], m["bound"]) if m.get("bound") else ""
     if inside and m.get("large_margin_because"):
-        inside += f", by design: {m['large_margin_because']}"
+        inside += f", by design: {rst_text(m['large_margin_because'])}"
     return [f"* {rst_text(m['name'])} = **{format_number(m['value'])}**{bound}: {rst_text(m['description'])}"
             + (f" · *{inside}*" if inside else "")]
 
