@@ -525,25 +525,27 @@ TEST_CASE(
 // respect the grouping of a sum: :math:`(a + b) + c` and :math:`a + (b + c)` are two
 // different roundings. The smallest example most people meet: :math:`0.1 + 0.2` is not
 // :math:`0.3`, and adding :math:`0.1`, :math:`0.2` and :math:`0.3` in the two groupings
-// gives two different doubles (the test prints both, and checks both differences). So
-// the order of a sum matters: add 100,000 random numbers first to last and last to
-// first, and the two totals differ. They cannot differ by much: each of the
-// :math:`n - 1` additions is off by at most :math:`u` times the partial sum, so each
-// total is within :math:`(n - 1)\,u \sum |x_i|` of the exact sum (to first order), and
-// the two within twice that. That bound is for the worst case, where every rounding
-// goes the same way; random roundings partly cancel, and the figure shows the gap
-// growing more slowly than the bound.
+// gives two different doubles (the test adds them as litgrad tensors, prints both
+// totals, and checks both differences). So the order of a sum matters: ask litgrad for
+// the sum of 100,000 random numbers and for the sum of the same numbers in reverse
+// order, and the two totals differ. They cannot differ by much: whatever order a sum
+// takes, it makes :math:`n - 1` additions, each off by at most :math:`u` times a
+// partial sum, so each total is within :math:`(n - 1)\,u \sum |x_i|` of the exact sum
+// (to first order), and the two within twice that. That bound is for the worst case,
+// where every rounding goes the same way; random roundings partly cancel, and the
+// figure shows the gap growing more slowly than the bound.
 //
 // .. figure:: sum_order
 //
 //    The gap between summing forwards and backwards, against the number of terms, with
 //    the rounding bound: the gap stays far under the bound and grows more slowly.
 
-// The sum of x[0..n) added first to last (forward) or last to first.
-double ordered_sum(const std::vector<double>& x, std::size_t n, bool forward) {
-  double total = 0;
-  for (std::size_t i = 0; i < n; ++i) total += x[forward ? i : n - 1 - i];
-  return total;
+// litgrad's sum of the first n elements of x [N], taken in x's order (forward) or in
+// reverse.
+double sum_of_first(const Tensor& x, std::int64_t n, bool forward) {
+  const Tensor head = slice(x, 0, 0, n);
+  return forward ? sum(head).item()
+                 : sum(index_select(head, 0, arange(n - 1, -1, -1))).item();
 }
 
 // %% fold: drawing the gap against n
@@ -564,23 +566,24 @@ void draw_sum_order(const std::vector<double>& ns, const std::vector<double>& ga
 TEST_CASE(
     "summing the same numbers forwards and backwards gives different totals, within "
     "the bound 2(n-1)u·sum|x|") {
-  const double left = (0.1 + 0.2) + 0.3, right = 0.1 + (0.2 + 0.3);
+  const Tensor a = scalar_tensor(0.1), b = scalar_tensor(0.2), c = scalar_tensor(0.3);
+  const double left = ((a + b) + c).item(), right = (a + (b + c)).item();
   char text[128];
   std::snprintf(text, sizeof text,
                 "(0.1 + 0.2) + 0.3 = %.17g\n0.1 + (0.2 + 0.3) = %.17g\n", left, right);
   out() << text;
-  book::check("0.1 + 0.2 minus 0.3", (0.1 + 0.2) - 0.3, "in doubles, not 0",
+  book::check("0.1 + 0.2 minus 0.3", ((a + b) - c).item(), "in doubles, not 0",
               book::above(0));
   book::check("(0.1 + 0.2) + 0.3 minus 0.1 + (0.2 + 0.3)", left - right,
               "the two groupings' doubles, not 0", book::above(0));
   Generator gen(5);
-  const std::vector<double> x = randn({100000}, gen).to_vector();
+  const Tensor x = randn({100000}, gen);
   std::vector<double> ns, gaps, bounds;
   double worst = 0;
-  for (std::size_t n = 10; n <= x.size(); n *= 10) {
-    double magnitude = 0;
-    for (std::size_t i = 0; i < n; ++i) magnitude += std::fabs(x[i]);
-    const double gap = std::fabs(ordered_sum(x, n, true) - ordered_sum(x, n, false));
+  for (std::int64_t n = 10; n <= x.numel(); n *= 10) {
+    double magnitude = 0;  // sum |x_i|, in the same order every time
+    for (std::int64_t i = 0; i < n; ++i) magnitude += std::fabs(x.at({i}));
+    const double gap = std::fabs(sum_of_first(x, n, true) - sum_of_first(x, n, false));
     const double bound = 2 * static_cast<double>(n - 1) * kU * magnitude;
     ns.push_back(static_cast<double>(n)), gaps.push_back(gap), bounds.push_back(bound);
     worst = std::max(worst, gap / bound);
@@ -604,19 +607,22 @@ TEST_CASE(
 // float32, but above it they are two apart, and :math:`2^{24} + 1` lies exactly halfway
 // between two of them; the tie goes to the one with an even last bit,
 // :math:`2^{24}` itself. So a float32 total that counts by adding 1 stops at
-// :math:`2^{24}` however long it runs: counting 20 million ones gives 16,777,216. A
-// double counts on to :math:`2^{53}`.
+// :math:`2^{24}` however long it runs: counting 20 million ones gives 16,777,216 (the
+// test counts them in C++'s ``float``, since litgrad has no float32). A double counts
+// on to :math:`2^{53}`, and every partial sum of whole numbers below that is exact, so
+// litgrad's ``sum`` of twenty million ones is exactly 20,000,000, in whatever order
+// it adds them.
 
 TEST_CASE(
-    "in float32, adding 1 twenty million times stops at 2^24 = 16,777,216, while in "
-    "double it reaches 20,000,000") {
+    "in float32, adding 1 twenty million times stops at 2^24 = 16,777,216, while "
+    "litgrad's sum of twenty million ones is exactly 20,000,000") {
   const long ones = 20'000'000;
   float count32 = 0;
-  double count64 = 0;
-  for (long i = 0; i < ones; ++i) count32 += 1.0f, count64 += 1.0;
+  for (long i = 0; i < ones; ++i) count32 += 1.0f;
   book::check("float32 count", count32, "the float32 total of 20 million ones",
               book::exactly(16'777'216));
-  book::check("double count", count64, "the double total of the same",
+  book::check("litgrad's sum", sum(litgrad::ones({ones})).item(),
+              "litgrad's sum of a tensor of 20 million ones",
               book::exactly(20'000'000));
 }
 

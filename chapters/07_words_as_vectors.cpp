@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -273,7 +274,10 @@ TEST_CASE(
 // animal and a person, each in both orders, 50 in all, and ask of each whether the
 // animal comes first. A model that averages the two words' vectors and scores the two
 // answers with a linear layer gives both orders of a phrase the same scores, so it is
-// right on exactly one of each pair: on exactly half, however long it trains. The same
+// right on exactly one of each pair: on exactly half, however long it trains. That is
+// arithmetic, not learning, and what the test holds litgrad to is the arithmetic: the
+// scores of each phrase and its reversal must be the same bits, which a mean that
+// added its terms in an order that depends on where they sit would break. The same
 // table and layer reading the two vectors side by side, concatenated into one of
 // length :math:`2D`, can tell first from second, and learns every phrase. Both train
 // their table and layer together, with Adam (chapter 6) at rate 0.05 for 200 full
@@ -349,16 +353,17 @@ Read train_reader(bool side_by_side, std::uint64_t seed) {
 // The test trains both readers for each seed.
 
 TEST_CASE(
-    "reading the average of a phrase, a trained model is right on exactly half of "
-    "the phrases that differ only in order, while the same model reading the words "
-    "side by side learns every one, for three seeds") {
+    "reading the average of a phrase, a trained model gives every phrase and its "
+    "reversal the same bits, so it is right on exactly half of them, while the same "
+    "model reading the words side by side learns every one, for three seeds") {
+  std::map<std::uint64_t, Read> average;
+  for (auto seed : kSeeds) average[seed] = train_reader(false, seed);
+  book::check_seeds(
+      "phrases scored apart", "of the 25, by the average reader", book::exactly(0),
+      kSeeds, [&](std::uint64_t seed) { return average[seed].pairs_scored_apart; });
   book::check_seeds("average reader's accuracy", "on the 50 phrases",
-                    book::exactly(0.5), kSeeds, [](std::uint64_t seed) {
-                      const Read r = train_reader(false, seed);
-                      out() << "seed " << seed << ": " << r.pairs_scored_apart
-                            << " of 25 phrases scored apart from their reversal\n";
-                      return r.accuracy;
-                    });
+                    book::exactly(0.5), kSeeds,
+                    [&](std::uint64_t seed) { return average[seed].accuracy; });
   book::check_seeds(
       "side-by-side reader's accuracy", "on the 50 phrases", book::exactly(1), kSeeds,
       [](std::uint64_t seed) { return train_reader(true, seed).accuracy; });

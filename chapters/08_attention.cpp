@@ -928,7 +928,8 @@ void draw_saturation(double coefficient) {
 // :math:`i` with respect to score :math:`j` is :math:`p_i([i = j] - p_j)`, and the
 // sizes of all these derivatives add up to :math:`2 \sum_i p_i (1 - p_i) \le 4(1 -
 // p_{\max})`. The weight the top key leaves to the others bounds every gradient that
-// passes through the softmax, so a saturated head hardly learns.
+// passes through the softmax: a saturated head passes almost nothing back to its
+// scores, and so to the weights that make them.
 //
 // How fast does it saturate? Let the :math:`S` scores be independent and normal with
 // standard deviation :math:`\sigma`. The top key leaves a noticeable weight only when

@@ -707,6 +707,30 @@ TEST_CASE("the counts of successive merges never increase, over all 3,840 merges
 }
 
 // %%
+// Section 3's first rule, that pairs are counted within pieces only, is what keeps a
+// token inside one word. The library cuts text into pieces with ``pretokenize`` (a run
+// of letters, of digits or of punctuation, with the space before it), so every token
+// training makes, cut into pieces in its turn, should be one piece: the space of a
+// word's start can only be its first byte, and no token holds the end of one word and
+// the start of the next. The test cuts each of the 3,840 merged tokens.
+
+TEST_CASE(
+    "every one of the 3,840 merged tokens is a single piece of the text: no token "
+    "joins the end of one word to the start of the next") {
+  const Trained& t = trained();
+  int across = 0;
+  for (std::int64_t id = 256; id < kVocabulary; ++id) {
+    const std::string& bytes = t.tokenizer.token(id);
+    if (pretokenize(bytes).size() != 1) {
+      if (across < 3) out() << "across pieces: " << shown(bytes) << "\n";
+      ++across;
+    }
+  }
+  book::check("tokens across pieces", across, "of the 3,840 merged tokens",
+              book::exactly(0));
+}
+
+// %%
 // Training to a smaller vocabulary is the same training stopped sooner: the merges
 // depend on the text and on the merges before them, never on the size asked for. So
 // the first 768 merges of the 4,096-token tokenizer are the whole of a 1,024-token one.

@@ -372,9 +372,11 @@ TEST_CASE(
 // stream, dividing its weights by :math:`\sqrt{2L}` divides its variance by :math:`2L`,
 // so all :math:`2L` writes together add about what one unscaled write would.
 //
-// The read-out has no bias, as GPT-2's has none. There is no dropout: the training
-// below draws its windows at random and reads a third of the text's worth of tokens,
-// too little to learn any of it by heart. And the vocabulary is 1,024 tokens, where
+// The read-out has no bias, as GPT-2's has none. There is no dropout, chapter 10's
+// guard against learning the training text by heart: the training below reads a third
+// of the text's worth of tokens in windows drawn at random, so a token lies in none of
+// them with probability about :math:`e^{-1/3} \approx 0.72`, and most of the text is
+// never read at all. And the vocabulary is 1,024 tokens, where
 // chapter 11 showed the trade-off: at this width the embedding is already the largest
 // single matrix of the model.
 
@@ -810,7 +812,13 @@ void draw_loss_curves(const book::Record& r) {
 //    guess and the token bigram as lines. The model leaves the uniform guess behind
 //    from the first record. The bigram's line is its cost on all 2,000 held-out lines,
 //    the curve's on 200 of them, so whether the GPT ends below the bigram is the
-//    test's to say, on all 2,000.
+//    test's to say, on all 2,000. The held-out curve runs below the training curve,
+//    and not because the model does better on text it has not read: the two are
+//    measured differently. A training point is the mean over the 250 steps before it,
+//    while the model was still improving, on windows that start anywhere in a line,
+//    converted to characters by the training text's average; a held-out point is the
+//    model at that step, on lines read from their start, over the characters of the
+//    predictions it scores. This page does not measure how much each difference gives.
 
 TEST_CASE(
     "the trained GPT beats the uniform guess by more than 4 standard errors and is "
