@@ -8,7 +8,8 @@
 // ``gradients``, which returns :math:`\partial L / \partial W` and :math:`\partial L /
 // \partial b` from section 2's gradient with respect to the scores, carried through
 // the linear layer by hand (no ``backward()``), and ``train_softmax``, full-batch
-// gradient descent with them. The tests compare your gradients with autograd's; then
+// gradient descent with them. The tests compare your gradients with autograd's, once
+// with scores in the thousands (exercise 5.1's lesson applies); then
 // they train on section 4's blobs, from ``nn::Linear``'s random start, for 1,500 steps
 // at rate 0.5. Your weights must be the ones autograd's training reaches, to rounding,
 // and your classifier must be as accurate as the chapter's: within four paired standard
@@ -87,6 +88,27 @@ std::string diagnosis(const std::string& name, const Tensor& yours, const Tensor
          name.substr(4);
 }
 
+// The gradients of an answer whose softmax is exp(z) / Σ exp(z), without the max
+// shift (the catalogued mistake, written out here to compare its output with yours).
+Grads unshifted_gradients(const Softmax& model, const Tensor& x, const Tensor& y) {
+  const double n = static_cast<double>(x.size(0));
+  const Tensor z = matmul(x, transpose(model.W, 0, 1)) + model.b;
+  const Tensor e = exp(z);
+  const Tensor d_z =
+      (e / sum(e, {1}, true) - one_hot(y, model.W.size(0)).to(DType::Float64)) / n;
+  return {matmul(transpose(d_z, 0, 1), x), sum(d_z, {0})};
+}
+
+// Whether two tensors hold NaN at the same places and the same numbers elsewhere.
+bool same_numbers(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape()) return false;
+  for (std::int64_t i = 0; i < a.numel(); ++i)
+    if (std::isnan(a.data()[i]) != std::isnan(b.data()[i]) ||
+        (!std::isnan(a.data()[i]) && a.data()[i] != b.data()[i]))
+      return false;
+  return true;
+}
+
 // The chapter's blobs: n points of each of three classes, around centres 1.5 from the
 // origin, a third of a turn apart.
 void blobs(std::int64_t n, Generator& gen, Tensor& x, Tensor& y) {
@@ -142,6 +164,29 @@ TEST_CASE("your gradients are autograd's: 4 classes, 5 inputs, 7 examples") {
   INFO(why);
   for (const std::string& wrong : {diagnosis("dL/dW", yours.W, truth.W, N),
                                    diagnosis("dL/db", yours.b, truth.b, N)})
+    CHECK_MESSAGE(wrong.empty(), wrong);
+}
+
+TEST_CASE(
+    "your gradients are autograd's when the scores run into the thousands: 3 classes, "
+    "2 inputs, 12 examples") {
+  Generator gen(23);
+  const Softmax model{randn({3, 2}, gen) * 1000.0, randn({3}, gen)};
+  const Tensor x = randn({12, 2}, gen), y = randint(0, 3, {12}, gen);
+  const Grads yours = gradients(model, x, y), truth = autograd_gradients(model, x, y);
+  const Grads unshifted = unshifted_gradients(model, x, y);
+  const double largest = max(abs(matmul(x, transpose(model.W, 0, 1)))).item();
+  INFO("the largest score is about ", largest,
+       ", and e^710 is already past the "
+       "largest double");
+  const std::string unshifted_named =
+      same_numbers(yours.W, unshifted.W) && same_numbers(yours.b, unshifted.b)
+          ? "your gradients are those of a softmax without the max shift: exp of "
+            "a score in the thousands is infinite, and infinity over infinity is NaN"
+          : "";
+  INFO(unshifted_named);
+  for (const std::string& wrong : {diagnosis("dL/dW", yours.W, truth.W, 12),
+                                   diagnosis("dL/db", yours.b, truth.b, 12)})
     CHECK_MESSAGE(wrong.empty(), wrong);
 }
 

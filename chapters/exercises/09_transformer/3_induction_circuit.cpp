@@ -15,7 +15,13 @@
 // given, scores each token by the last position's answer slot minus its token slot,
 // since the current token is never the answer. Every weight and bias is 0 when your
 // function is called; set the entries of each layer's ``in_proj_weight`` (queries, keys
-// and values, stacked) and ``out_proj.weight`` so that
+// and values, stacked) and ``out_proj.weight`` so that the layers do the following.
+// Both multiply as torch's do, a matrix times a column: position :math:`t`'s query is
+// :math:`W_q x_t + b_q`, so entry ``[i, j]`` of ``in_proj_weight`` carries feature
+// :math:`j` of the stream into query feature :math:`i` (rows 0–59 the query, 60–119 the
+// key, 120–179 the value), and entry ``[i, j]`` of ``out_proj.weight`` carries value
+// feature :math:`j` into stream feature :math:`i`. (Exercise 8.3 wrote its matrices
+// the other way round, a row times a matrix, :math:`x W`.) Set them so that
 //
 // * layer 1 puts more than 0.99 of each position's weight on the position before it,
 // * layer 2 puts more than 0.99 of the last position's weight on the position right

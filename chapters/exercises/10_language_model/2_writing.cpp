@@ -14,14 +14,15 @@
 // is). Return the word, ``start`` included, without the boundary.
 //
 // The tests run your loop on four models: one made to spell "attention", one that ends
-// every word at once, one that never does, and section 2's model made small and
-// trained on an invented language of consonant-vowel syllables (the model of exercise
-// 10.1). From that one they write 300 words at each of three temperatures and hold
-// yours to the reference loop's, word for word: both draw from the same generator, one
-// uniform number per symbol, so a right answer draws the same symbols. (Computing the
-// softmax in another order moves a probability by a few units of rounding; that
-// changes a draw only if its uniform number falls that close to the boundary between
-// two symbols, about one draw in :math:`10^{15}`.)
+// every word at once, one that never does, and section 2's model made small and trained
+// on an invented language of consonant-vowel syllables (the model of exercise 10.1). A
+// low temperature divides the scores by a small number: at :math:`T = 10^{-4}` the
+// first model's scores are 400,000 apart. From the trained model they write 300 words
+// at each of three temperatures and hold yours to the reference loop's, word for word:
+// both draw from the same generator, one uniform number per symbol, so a right answer
+// draws the same symbols. (Computing the softmax in another order moves a probability
+// by a few units of rounding; that changes a draw only if its uniform number falls that
+// close to the boundary between two symbols, about one draw in :math:`10^{15}`.)
 
 // %% hint
 // Build the ids afresh at each step from the boundary and the word so far, as
@@ -120,6 +121,7 @@ Scores speller() {
 struct Variant {
   bool first_position = false, times_temperature = false, no_boundary = false;
   bool greedy = false, eleven = false, no_stop = false, not_fed_back = false;
+  bool unshifted = false;  // softmax as exp(z) / sum(exp(z)), without the max shift
 };
 
 std::string reference_word(const Scores& model, const std::string& start,
@@ -133,8 +135,8 @@ std::string reference_word(const Scores& model, const std::string& start,
     const auto n = static_cast<std::int64_t>(ids.size());
     const Tensor scores = select(select(model(tensor(ids, {1, n}, DType::Int64)), 0, 0),
                                  0, v.first_position ? 0 : n - 1);
-    const Tensor p =
-        softmax(v.times_temperature ? scores * temperature : scores / temperature, 0);
+    const Tensor z = v.times_temperature ? scores * temperature : scores / temperature;
+    const Tensor p = v.unshifted ? exp(z) / sum(exp(z)) : softmax(z, 0);
     const auto next = static_cast<std::int64_t>(
         (v.greedy ? argmax(p) : multinomial(p, 1, false, gen)).item());
     if (next == 0 && !v.no_stop) break;
@@ -195,7 +197,9 @@ std::string mistake_behind(const Runs& runs, const std::vector<std::string>& you
       {{false, false, false, false, false, true, false},
        "the boundary not ending the word"},
       {{false, false, false, false, false, false, true},
-       "the symbol drawn not fed back"}};
+       "the symbol drawn not fed back"},
+      {{false, false, false, false, false, false, false, true},
+       "a softmax without the max shift"}};
   const std::string name = exercise::the_mistake(mistakes, [&](const Variant& v) {
     return words(runs, &v) == yours;  // a stop only with the same operation's error
   });
@@ -248,6 +252,12 @@ TEST_CASE(
     "from the trained model your 300 words at T = 1 are the reference loop's, draw for "
     "draw") {
   check_words({speller(), {"", "ba", "ke"}, 100, 1.0, 4});
+}
+
+TEST_CASE(
+    "at T = 0.0001 the scores are 400,000 apart, and your loop still writes "
+    "\"attention\"") {
+  check_words({spelling("attention"), {"", "atten"}, 1, 1e-4, 7});
 }
 
 TEST_CASE("and at T = 0.5 and T = 2, word for word") {

@@ -8,8 +8,10 @@
 // token probability exactly 0, and share the whole probability among the kept tokens in
 // the proportions they had. (The tests' scores have no ties.) The tests check which
 // tokens are kept for several :math:`p`, that the kept tokens keep their odds and the
-// probabilities sum to 1, that :math:`p = 1` keeps every token, and that your
-// distribution is the one the library's :cpp:func:`litgrad::sample` draws from.
+// probabilities sum to 1, that :math:`p = 1` keeps every token, that scores in the
+// thousands give the distribution they give less a thousand, that the caller's scores
+// are left as they were, and that your distribution is the one the
+// library's :cpp:func:`litgrad::sample` draws from.
 
 // %% hint
 // Visit the tokens from the most likely down, adding up their probabilities. When you
@@ -19,8 +21,10 @@
 // %% fold: includes
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iomanip>
 #include <string>
 #include <vector>
 
@@ -49,6 +53,36 @@ Tensor scores() {
 double exact_share() {
   const std::vector<double> probs = softmax(scores(), 0).to_vector();
   return 0.0 + probs[1] + probs[3];
+}
+
+// The distribution of the reference solution with its softmax written as exp(z) / Σ
+// exp(z), without the max shift: the catalogued mistake's own output, to compare yours
+// with.
+std::vector<double> unshifted_distribution(const Tensor& z, double p) {
+  const Tensor e = exp(z);
+  const std::vector<double> probs = (e / sum(e)).to_vector();
+  std::vector<std::size_t> order(probs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return probs[a] > probs[b]; });
+  std::vector<double> kept(probs.size(), 0.0);
+  double total = 0;
+  for (std::size_t i : order) {
+    if (total >= p) break;
+    kept[i] = probs[i];
+    total += probs[i];
+  }
+  for (double& k : kept) k /= total;
+  return kept;
+}
+
+// Whether two lists hold NaN at the same places and the same numbers elsewhere.
+bool same_numbers(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::isnan(a[i]) != std::isnan(b[i]) || (!std::isnan(a[i]) && a[i] != b[i]))
+      return false;
+  return true;
 }
 
 std::string distribution_problem() {
@@ -143,6 +177,37 @@ TEST_CASE("with p = 1 every token is kept: the distribution is the softmax, to 1
   INFO(distribution_problem());
   const Tensor z = scores();
   CHECK(max(abs(nucleus_distribution(z, 1.0) - softmax(z, 0))).item() < 1e-15);
+}
+
+// Scores a thousand higher are the same distribution, but adding 1000 rounds each score
+// by up to half a unit in the last place of 1000, 2^-44 ≈ 5.7e-14, so each gap between
+// two scores moves by up to 2^-43 and each probability, kept or renormalised, by up to
+// a few times that relatively: 1e-12 allows it. A softmax without the max shift gives
+// NaN.
+TEST_CASE(
+    "scores a thousand higher give the same nucleus, with its probabilities to 1e-12, "
+    "and the caller's scores are left unchanged") {
+  const Tensor high = scores() + 1000.0;
+  const std::vector<double> before = high.to_vector();
+  const std::vector<double> yours = nucleus_distribution(high, 0.7).to_vector();
+  // p = 0.7 keeps 0.4, 0.25 and 0.15, shared out of their total 0.8
+  const std::vector<double> expected = {0, 0.5, 0, 0.3125, 0, 0.1875};
+  CHECK_MESSAGE(high.to_vector() == before,
+                "your function changed the scores it was given (the caller's scores "
+                "cut in place): a caller that samples again from them would find them "
+                "cut");
+  const std::string unshifted_named =
+      same_numbers(yours, unshifted_distribution(high, 0.7))
+          ? "your distribution is that of a softmax without the max shift: exp(1000) "
+            "is infinite in double precision, and infinity over infinity is NaN"
+          : "";
+  INFO(unshifted_named);
+  REQUIRE(yours.size() == 6);
+  for (int i = 0; i < 6; ++i)
+    CHECK_MESSAGE(std::fabs(yours[i] - expected[i]) <= 1e-12,
+                  "token " << i << " at p = 0.7, from scores 1000 + log(probability): "
+                           << std::setprecision(17) << yours[i] << " where the nucleus "
+                           << "gives it " << expected[i]);
 }
 
 TEST_CASE(
