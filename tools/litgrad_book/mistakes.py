@@ -211,7 +211,7 @@ def judge_output(m, output, status):
 def judge(catalogue, ordinal, solution, program, result=None, timeout=120):
     """Runs ``program`` (the tests against the solution with mistake ``ordinal`` of
     ``catalogue`` made), prints the verdict and writes it to ``result`` as JSON if given; True
-    when the mistake is caught."""
+    when the mistake is caught and the first failing message names it."""
     m = load(catalogue)[ordinal]
     with open(solution, encoding="utf-8") as f:
         count = occurrences(m, f.read())
@@ -229,14 +229,15 @@ def judge(catalogue, ordinal, solution, program, result=None, timeout=120):
             verdict = {"caught": False, "named": False, "first": "", "failing": [],
                        "why": f"the tests did not finish in {timeout} s"}
     verdict.update(name=m["name"], exercise=m["exercise"])
-    print(f"{m['name']}: {'caught' if verdict['caught'] else 'NOT caught'}; {verdict['why']}")
+    print(f"{m['name']}: {'caught' if verdict['caught'] else 'NOT caught'}"
+          f"{'' if not verdict['caught'] else ' and named' if verdict['named'] else ', NOT named'}; {verdict['why']}")
     if verdict["first"]:
         print("the first failing message:\n  " + verdict["first"].replace("\n", "\n  "))
     if result:
         os.makedirs(os.path.dirname(os.path.abspath(result)), exist_ok=True)
         with open(result, "w", encoding="utf-8") as f:
             json.dump(verdict, f, indent=1, ensure_ascii=False)
-    return verdict["caught"]
+    return verdict["caught"] and verdict["named"]
 
 
 # ------------------------------------------------------------------------------------------

@@ -30,6 +30,8 @@
 
 #include <litgrad/litgrad.hpp>
 
+#include "exercise_checks.hpp"
+
 using namespace litgrad;
 
 // %%
@@ -55,69 +57,76 @@ double exact_share() {
   return 0.0 + probs[1] + probs[3];
 }
 
-// The distribution of the reference solution with its softmax written as exp(z) / Σ
-// exp(z), without the max shift: the catalogued mistake's own output, to compare yours
-// with.
-std::vector<double> unshifted_distribution(const Tensor& z, double p) {
-  const Tensor e = exp(z);
-  const std::vector<double> probs = (e / sum(e)).to_vector();
+// The reference solution with the catalogued mistakes as switches.
+struct Variant {
+  bool unshifted = false, unsorted = false, least_first = false, never_cut = false;
+  bool crossing_left_out = false, only_above = false, not_renormalised = false;
+};
+
+std::vector<double> variant_distribution(const Tensor& z, double p, const Variant& v) {
+  const std::vector<double> probs =
+      (v.unshifted ? exp(z) / sum(exp(z)) : softmax(z, 0)).to_vector();
   std::vector<std::size_t> order(probs.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return probs[a] > probs[b]; });
+  if (!v.unsorted)
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return v.least_first ? probs[a] < probs[b] : probs[a] > probs[b];
+    });
   std::vector<double> kept(probs.size(), 0.0);
   double total = 0;
   for (std::size_t i : order) {
-    if (total >= p) break;
+    if (!v.never_cut && (v.crossing_left_out ? total + probs[i] > p
+                         : v.only_above      ? total > p
+                                             : total >= p))
+      break;
     kept[i] = probs[i];
     total += probs[i];
   }
-  for (double& k : kept) k /= total;
+  if (!v.not_renormalised)
+    for (double& k : kept) k /= total;
   return kept;
 }
 
-// Whether two lists hold NaN at the same places and the same numbers elsewhere.
-bool same_numbers(const std::vector<double>& a, const std::vector<double>& b) {
+// Whether two distributions have NaN at the same places and agree within 1e-12
+// elsewhere (an answer may order its arithmetic otherwise than the variant).
+bool alike(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::isnan(a[i]) != std::isnan(b[i]) || (!std::isnan(a[i]) && a[i] != b[i]))
+    if (std::isnan(a[i]) != std::isnan(b[i]) ||
+        (!std::isnan(a[i]) && !(std::fabs(a[i] - b[i]) <= 1e-12)))
       return false;
   return true;
 }
 
+// The catalogued mistake your distributions are, on every p the tests use and on scores
+// a thousand higher, or "" when they are none of them or several.
 std::string distribution_problem() {
-  const std::vector<double> small = nucleus_distribution(scores(), 0.3).to_vector();
-  if (small.size() == 6 && small[1] == 0.0 && small[4] > 0)
-    return "at p = 0.3 the least likely tokens are kept and the most likely dropped: "
-           "this points to the tokens visited from the least likely up";
-  for (std::size_t i = 0; i < small.size() && i < 6; ++i)
-    for (std::size_t j = 0; j < small.size() && j < 6; ++j)
-      if (small[i] > 0 && small[j] == 0.0 && kProbabilities[i] < kProbabilities[j])
-        return "at p = 0.3 token " + std::to_string(i) +
-               " is kept but the more likely token " + std::to_string(j) +
-               " is not: this points to the tokens taken unsorted";
-  const std::vector<double> d = nucleus_distribution(scores(), 0.7).to_vector();
-  if (d.size() != 6) return "";
-  int kept = 0;
-  double total = 0;
-  for (double v : d) kept += v > 0, total += v;
-  // p = 0.7: 0.4 + 0.25 = 0.65 is short of it, so 0.15 completes the nucleus: 3 kept.
-  if (kept == 2 && d[1] > 0 && d[3] > 0)
-    return "two tokens kept where three should be: the token whose probability "
-           "carries the total past p was left out; this points to the token that "
-           "crosses p left out";
-  if (kept == 3 && std::fabs(total - 0.8) < 1e-12)
-    return "the right three tokens are kept but the probabilities sum to 0.8: this "
-           "points to the kept probabilities not renormalised";
-  if (kept == 6)
-    return "every token is kept at p = 0.7: this points to the nucleus never cut";
-  const std::vector<double> exact =
-      nucleus_distribution(scores(), exact_share()).to_vector();
-  if (exact.size() == 6 && exact[5] > 0 && exact[1] > 0 && exact[3] > 0)
-    return "at a p that the two most likely tokens reach exactly, a third is kept: "
-           "this "
-           "points to the nucleus complete only above p";
-  return "";
+  const std::vector<std::pair<Tensor, double>> probes = {
+      {scores(), 0.3},  {scores(), 0.6},         {scores(), 0.7},
+      {scores(), 0.78}, {scores(), 0.85},        {scores(), exact_share()},
+      {scores(), 1.0},  {scores() + 1000.0, 0.7}};
+  std::vector<std::vector<double>> yours;
+  for (const auto& [z, p] : probes)
+    yours.push_back(nucleus_distribution(z, p).to_vector());
+  const std::string name = exercise::the_mistake(
+      std::vector<std::pair<Variant, std::string>>{
+          {{true}, "a softmax without the max shift"},
+          {{false, true}, "the tokens taken unsorted"},
+          {{false, false, true}, "the tokens visited from the least likely up"},
+          {{false, false, false, true}, "the nucleus never cut"},
+          {{false, false, false, false, true}, "the token that crosses p left out"},
+          {{false, false, false, false, false, true},
+           "the nucleus complete only above p"},
+          {{false, false, false, false, false, false, true},
+           "the kept probabilities not renormalised"}},
+      [&](const Variant& v) {
+        for (std::size_t k = 0; k < probes.size(); ++k)
+          if (!alike(yours[k],
+                     variant_distribution(probes[k].first, probes[k].second, v)))
+            return false;
+        return true;
+      });
+  return name.empty() ? "" : "your distributions are those of " + name;
 }
 }  // namespace
 
@@ -125,7 +134,8 @@ std::string distribution_problem() {
 // The tests.
 
 TEST_CASE("the nucleus holds the fewest most likely tokens whose total reaches p") {
-  INFO(distribution_problem());
+  const std::string why = exercise::quietly(distribution_problem);
+  INFO(why);
   // the sorted probabilities 0.4, 0.25, 0.15, 0.1, 0.06, 0.04 reach 0.3 with 1 token,
   // 0.65 with 2, 0.7 and 0.78 with 3, 0.85 with 4
   const std::vector<std::vector<int>> nucleus = {
@@ -150,7 +160,8 @@ TEST_CASE("the nucleus holds the fewest most likely tokens whose total reaches p
 }
 
 TEST_CASE("a total that reaches p exactly completes the nucleus") {
-  INFO(distribution_problem());
+  const std::string why = exercise::quietly(distribution_problem);
+  INFO(why);
   const std::vector<double> d =
       nucleus_distribution(scores(), exact_share()).to_vector();
   REQUIRE(d.size() == 6);
@@ -162,7 +173,8 @@ TEST_CASE("a total that reaches p exactly completes the nucleus") {
 }
 
 TEST_CASE("the kept tokens keep their odds and the probabilities sum to 1, to 1e-15") {
-  INFO(distribution_problem());
+  const std::string why = exercise::quietly(distribution_problem);
+  INFO(why);
   const std::vector<double> d = nucleus_distribution(scores(), 0.7).to_vector();
   REQUIRE(d.size() == 6);
   CHECK_MESSAGE(std::fabs(d[1] + d[3] + d[5] + d[0] + d[2] + d[4] - 1) < 1e-15,
@@ -174,7 +186,8 @@ TEST_CASE("the kept tokens keep their odds and the probabilities sum to 1, to 1e
 }
 
 TEST_CASE("with p = 1 every token is kept: the distribution is the softmax, to 1e-15") {
-  INFO(distribution_problem());
+  const std::string why = exercise::quietly(distribution_problem);
+  INFO(why);
   const Tensor z = scores();
   CHECK(max(abs(nucleus_distribution(z, 1.0) - softmax(z, 0))).item() < 1e-15);
 }
@@ -196,12 +209,8 @@ TEST_CASE(
                 "your function changed the scores it was given (the caller's scores "
                 "cut in place): a caller that samples again from them would find them "
                 "cut");
-  const std::string unshifted_named =
-      same_numbers(yours, unshifted_distribution(high, 0.7))
-          ? "your distribution is that of a softmax without the max shift: exp(1000) "
-            "is infinite in double precision, and infinity over infinity is NaN"
-          : "";
-  INFO(unshifted_named);
+  const std::string why = exercise::quietly(distribution_problem);
+  INFO(why);
   REQUIRE(yours.size() == 6);
   for (int i = 0; i < 6; ++i)
     CHECK_MESSAGE(std::fabs(yours[i] - expected[i]) <= 1e-12,
@@ -213,7 +222,8 @@ TEST_CASE(
 TEST_CASE(
     "on random scores it is the distribution litgrad::sample draws from at top_p, "
     "to 1e-14") {
-  INFO(distribution_problem());
+  const std::string why = exercise::quietly(distribution_problem);
+  INFO(why);
   Generator gen(12);
   for (int trial = 0; trial < 50; ++trial) {
     const Tensor z = randn({20}, gen) * 2.0;
