@@ -34,16 +34,16 @@
 #include <string>
 #include <vector>
 
+#include <litgrad/book/bits.hpp>
 #include <litgrad/book/chapter.hpp>
 #include <litgrad/book/figures.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
+using book::kU;  // u = 2^-53, double's unit roundoff
 using book::out;
 
 namespace {
-
-const double kU = std::ldexp(1.0, -53);  // double's unit roundoff, u = 2^-53
 
 // %% 1 · A shape and a row of numbers
 //

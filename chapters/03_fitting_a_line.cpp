@@ -26,16 +26,17 @@
 #include <string>
 #include <vector>
 
+#include <litgrad/book/bits.hpp>
 #include <litgrad/book/chapter.hpp>
 #include <litgrad/book/figures.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
+using book::kU;  // u = 2^-53, double's unit roundoff (chapter 1)
 using book::out;
 
 namespace {
 
-const double kU = std::ldexp(1.0, -53);  // double's unit roundoff (chapter 1)
 const std::vector<std::uint64_t> kSeeds = {1, 2, 3};
 
 // %% 1 · Why the squared error

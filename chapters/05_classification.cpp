@@ -40,16 +40,16 @@
 #include <utility>
 #include <vector>
 
+#include <litgrad/book/bits.hpp>
 #include <litgrad/book/chapter.hpp>
 #include <litgrad/book/figures.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
+using book::kU;  // u = 2^-53, double's unit roundoff (chapter 1)
 using book::out;
 
 namespace {
-
-constexpr double kU = 0x1p-53;  // the unit roundoff of double precision (chapter 1)
 
 // The seeds of every claim that trains.
 const std::vector<std::uint64_t> kSeeds = {1, 2, 3};

@@ -33,26 +33,20 @@
 #include <string>
 #include <vector>
 
+#include <litgrad/book/bits.hpp>
 #include <litgrad/book/chapter.hpp>
 #include <litgrad/book/figures.hpp>
 #include <litgrad/book/trained.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
+using book::differing_bits;
+using book::kU;  // u = 2^-53, double's unit roundoff (chapter 1)
 using book::out;
 
 namespace {
 
-constexpr double kU = 0x1p-53;  // the unit roundoff of double precision
 const std::vector<std::uint64_t> kSeeds = {1, 2, 3};
-
-// How many elements of two tensors of one shape differ in any bit.
-int differing_bits(const Tensor& a, const Tensor& b) {
-  int differing = 0;
-  for (std::int64_t i = 0; i < a.numel(); ++i)
-    differing += std::memcmp(a.data() + i, b.data() + i, sizeof(double)) != 0;
-  return differing;
-}
 
 // Int64 word ids from a list, shape [n].
 Tensor ids(const std::vector<std::int64_t>& list) {

@@ -50,26 +50,18 @@
 #include <utility>
 #include <vector>
 
+#include <litgrad/book/bits.hpp>
 #include <litgrad/book/chapter.hpp>
 #include <litgrad/book/diagrams.hpp>
 #include <litgrad/book/figures.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
+using book::differing_bits;
+using book::kU;  // u = 2^-53, double's unit roundoff (chapter 1)
 using book::out;
 
 namespace {
-
-constexpr double kU = 0x1p-53;  // the unit roundoff of double precision (chapter 1)
-
-// How many elements of two tensors of one shape differ in any bit.
-int differing_bits(const Tensor& a, const Tensor& b) {
-  if (a.shape() != b.shape()) return static_cast<int>(std::max(a.numel(), b.numel()));
-  int differing = 0;
-  for (std::int64_t i = 0; i < a.numel(); ++i)
-    differing += std::memcmp(a.data() + i, b.data() + i, sizeof(double)) != 0;
-  return differing;
-}
 
 // How many elements of a tensor are NaN.
 int nans(const Tensor& t) {

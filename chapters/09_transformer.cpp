@@ -41,6 +41,7 @@
 #include <tuple>
 #include <vector>
 
+#include <litgrad/book/bits.hpp>
 #include <litgrad/book/chapter.hpp>
 #include <litgrad/book/diagrams.hpp>
 #include <litgrad/book/figures.hpp>
@@ -48,20 +49,13 @@
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
+using book::differing_bits;
+using book::kU;  // u = 2^-53, double's unit roundoff (chapter 1)
 using book::out;
 
 namespace {
 
-constexpr double kU = 0x1p-53;  // the unit roundoff of double precision
 const std::vector<std::uint64_t> kSeeds = {1, 2, 3};  // for the claims that train
-
-// How many elements of two tensors of one shape differ in any bit.
-int differing_bits(const Tensor& a, const Tensor& b) {
-  int differing = 0;
-  for (std::int64_t i = 0; i < a.numel(); ++i)
-    differing += std::memcmp(a.data() + i, b.data() + i, sizeof(double)) != 0;
-  return differing;
-}
 
 // The largest |a - b| over all elements.
 double largest_gap(const Tensor& a, const Tensor& b) { return max(abs(a - b)).item(); }

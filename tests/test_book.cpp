@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <random>
 
+#include <litgrad/book/bits.hpp>
 #include <litgrad/book/chapter.hpp>
 #include <litgrad/book/json.hpp>
 #include <litgrad/book/trained.hpp>
@@ -69,6 +70,18 @@ TEST_CASE(
   const char* stray[] = {"08_attention", "extra"};
   CHECK_THROWS_WITH_AS(book::detail::parse_arguments(2, stray), doctest::Contains("unknown option 'extra'"),
                        ValueError);
+}
+
+TEST_CASE(
+    "differing_bits counts the elements that differ in any bit: a NaN equals only its own bits, +0 "
+    "differs from -0, and two shapes are refused, named") {
+  const Tensor a = tensor({1.0, 0.0, NAN, 0.1 + 0.2});
+  CHECK(book::differing_bits(a, a.clone()) == 0);
+  CHECK(book::differing_bits(a, tensor({1.0, -0.0, NAN, 0.3})) == 2);  // -0, and 0.3's last bit
+  CHECK(book::differing_bits(a, tensor({std::nextafter(1.0, 2.0), 0.0, NAN, 0.1 + 0.2})) == 1);
+  CHECK(book::kU == std::ldexp(1.0, -53));
+  CHECK_THROWS_WITH_AS(book::differing_bits(a, zeros({2, 2})),
+                       doctest::Contains("differing_bits: the tensors' shapes [4] and [2,2] differ"), ShapeError);
 }
 
 TEST_CASE("figure names must be plain words, since they become file names") {
