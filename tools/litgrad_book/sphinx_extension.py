@@ -45,7 +45,7 @@ from sphinx.errors import SphinxError
 from sphinx.parsers import RSTParser
 from sphinx.util.nodes import nested_parse_with_titles
 
-from litgrad_book import exercise_page, figures, margins, mutations, performance, reader
+from litgrad_book import exercise_page, figures, fingerprint, margins, mutations, performance, reader
 
 CHAPTER_DOC = re.compile(r"^chapters/(\d\d_[a-z0-9_]+)$")
 
@@ -525,20 +525,73 @@ class PerformanceDirective(Directive):
 # The API pages and their links back to chapters
 
 
+MEMBER_KINDS = ("function", "typedef", "enum", "variable")
+
+
 def header_names(xml_dir, header):
-    """The public names a header declares, read from Doxygen's XML for that file."""
+    """The public names a header declares, read from Doxygen's XML, each with its kind: its
+    classes ("class"), and the functions, types and constants declared in it. Doxygen files a
+    member of a namespace under the namespace, not the file, so every namespace's members are
+    read and kept by the file their declaration sits in."""
     index = ElementTree.parse(os.path.join(xml_dir, "index.xml"))
+    found, names = False, {}
     for compound in index.getroot().iter("compound"):
-        if compound.get("kind") == "file" and compound.findtext("name") == os.path.basename(header):
-            tree = ElementTree.parse(os.path.join(xml_dir, compound.get("refid") + ".xml"))
+        kind = compound.get("kind")
+        if kind not in ("file", "namespace"):
+            continue
+        if kind == "file" and compound.findtext("name") != os.path.basename(header):
+            continue
+        tree = ElementTree.parse(os.path.join(xml_dir, compound.get("refid") + ".xml"))
+        if kind == "file":
             location = tree.getroot().find("compounddef/location")
             if location is not None and not location.get("file", "").endswith(header):
                 continue
-            names = {m.findtext("name") for m in tree.getroot().iter("memberdef")
-                     if m.get("kind") in ("function", "typedef", "enum")}
-            names |= {c.text.split("::")[-1] for c in tree.getroot().iter("innerclass")}
-            return {n for n in names if n and not n.startswith("operator")}
-    raise SphinxError(f"litgrad-used-in: Doxygen's XML has no file {header}")
+            found = True
+            names.update({c.text.split("::")[-1]: "class" for c in tree.getroot().iter("innerclass")})
+        for m in tree.getroot().iter("memberdef"):
+            where = m.find("location")
+            if m.get("kind") in MEMBER_KINDS and where is not None and \
+                    where.get("declfile", where.get("file", "")).endswith(header):
+                names.setdefault(m.findtext("name"), m.get("kind"))
+    if not found:
+        raise SphinxError(f"litgrad-used-in: Doxygen's XML has no file {header}")
+    return {n: kind for n, kind in names.items() if n and not n.startswith("operator")}
+
+
+# Words before a name that make it no declaration of the name ("return f(x)" calls f).
+NOT_TYPES = {"return", "case", "else", "throw", "new", "delete", "sizeof", "co_return", "co_yield"}
+# Types a parameter of a chapter's own function is declared with, besides a template's
+# (`std::vector<double>* operations`): a header's name declared as a parameter is the chapter's.
+PARAMETER_TYPES = ["double", "int", "bool", "auto", r"std::int64_t", r"std::uint64_t", "Tensor"]
+
+
+def names_used(code, names):
+    """Which of ``names`` (a header's, each with its kind, as ``header_names`` gives them) the
+    C++ ``code`` uses, read as the compiler reads it: a name in a comment or a string is no
+    use, nor is ``std::``'s namesake (``std::cos``), a member reached with ``.`` or ``->``, a
+    function's name that is not called (a variable of that name), or a name the code defines
+    itself at the start of a line (a chapter's own ``constexpr double kU = ...`` or
+    ``int differing_bits(...)``)."""
+    toks = [t.lstrip("\0") for t in fingerprint.tokens(code)]
+    used = set()
+    for k, t in enumerate(toks):
+        if t not in names:
+            continue
+        before = toks[k - 1] if k else ""
+        after = toks[k + 1] if k + 1 < len(toks) else ""
+        if before == "." or (before == ">" and toks[k - 2] == "-") or \
+                (before == ":" and k >= 3 and toks[k - 2] == ":" and toks[k - 3] == "std") or \
+                (names[t] == "function" and after not in ("(", "<")):
+            continue
+        used.add(t)
+    for name in list(used):
+        own = re.compile(r"^(?:(?:static|inline|constexpr|const)\s+)*(?!(?:" + "|".join(NOT_TYPES) +
+                         r")\b)[\w:<>]+[\s*&]+" + re.escape(name) + r"\s*[=({;]", re.M)
+        parameter = re.compile(r"[(,]\s*(?:const\s+)?(?:[\w:]+<[^()]*>|" + "|".join(PARAMETER_TYPES) +
+                               r")(?:\s*[*&]+\s*|\s+)" + re.escape(name) + r"\s*[=,)]")
+        if own.search(code) or parameter.search(code):
+            used.discard(name)
+    return used
 
 
 class UsedInDirective(Directive):
@@ -554,7 +607,7 @@ class UsedInDirective(Directive):
         for s in read_chapters(env.srcdir):
             env.note_dependency(os.path.join(env.srcdir, s.path))
             code = "\n".join("\n".join(b.lines) for b in s.blocks if b.kind in ("code", "fold"))
-            hits = sorted(n for n in names if re.search(r"\b" + re.escape(n) + r"\b", code))
+            hits = sorted(names_used(code, names))
             if hits:
                 used.append((s, hits))
         if not used:
