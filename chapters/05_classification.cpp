@@ -36,6 +36,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -531,29 +532,41 @@ BlobFit blob_fit(const std::function<Tensor(const Tensor&)>& f,
   return r;
 }
 
+// For each seed: the blobs' 600 training and 3,000 test points drawn, then a model made
+// by `make` from the same generator, trained as every model of this chapter, and
+// measured.
+template <class Make>
+std::map<std::uint64_t, BlobFit> fit_blobs(const char* name, Make make) {
+  std::map<std::uint64_t, BlobFit> fits;
+  for (auto seed : kSeeds) {
+    Generator gen(seed);
+    const Labelled training = blobs(200, gen), test = blobs(1000, gen);
+    const auto model = make(gen);
+    const auto f = [&](const Tensor& x) { return model->forward(x); };
+    train(*model, f, training, 0.5, kSteps);
+    fits[seed] = blob_fit(f, training, test, seed, name);
+  }
+  return fits;
+}
+
 TEST_CASE(
     "on the blobs, a linear softmax classifier is as accurate as the Bayes classifier "
     "on the same test points, within four paired standard errors, and fits its "
     "training points better than the Bayes posterior by Wilks's chi-square with 6 "
     "degrees of freedom, between its 0.1% and 99.9% points, for three seeds") {
-  std::map<std::uint64_t, BlobFit> fits;
-  for (auto seed : kSeeds) {
-    Generator gen(seed);
-    const Labelled training = blobs(200, gen), test = blobs(1000, gen);
-    nn::Linear linear(2, 3, true, gen);
-    const auto f = [&](const Tensor& x) { return linear(x); };
-    train(linear, f, training, 0.5, kSteps);
-    fits[seed] = blob_fit(f, training, test, seed, "linear");
-  }
+  const auto fits = fit_blobs("linear", [](Generator& gen) {
+    return std::make_unique<nn::Linear>(2, 3, true, gen);
+  });
   book::check_seeds("paired gap",
                     "linear minus Bayes, on the same 3,000 test points, in paired SEs",
                     book::between(-4, 4), kSeeds,
-                    [&](std::uint64_t seed) { return fits[seed].paired_gap; });
+                    [&](std::uint64_t seed) { return fits.at(seed).paired_gap; });
   book::check_seeds("2n × fit beyond Bayes",
                     "1,200 × the Bayes posterior's cross-entropy minus the line's, on "
                     "its training points",
-                    book::between(0.38, 22.46), kSeeds,
-                    [&](std::uint64_t seed) { return 1200 * fits[seed].training_fit; });
+                    book::between(0.38, 22.46), kSeeds, [&](std::uint64_t seed) {
+                      return 1200 * fits.at(seed).training_fit;
+                    });
 }
 
 // %%
@@ -590,24 +603,18 @@ TEST_CASE(
     "on the blobs, 16 tanh units are also as accurate as the Bayes classifier on the "
     "same test points, within four paired standard errors, and fit their training "
     "points better than the Bayes posterior, for three seeds") {
-  std::map<std::uint64_t, BlobFit> fits;
-  for (auto seed : kSeeds) {
-    Generator gen(seed);
-    const Labelled training = blobs(200, gen), test = blobs(1000, gen);
-    TanhClassifier net(16, 3, gen);
-    const auto f = [&](const Tensor& x) { return net.forward(x); };
-    train(net, f, training, 0.5, kSteps);
-    fits[seed] = blob_fit(f, training, test, seed, "tanh network");
-  }
+  const auto fits = fit_blobs("tanh network", [](Generator& gen) {
+    return std::make_unique<TanhClassifier>(16, 3, gen);
+  });
   book::check_seeds("paired gap",
                     "network minus Bayes, on the same 3,000 test points, in paired SEs",
                     book::between(-4, 4), kSeeds,
-                    [&](std::uint64_t seed) { return fits[seed].paired_gap; });
+                    [&](std::uint64_t seed) { return fits.at(seed).paired_gap; });
   book::check_seeds("fit beyond Bayes",
                     "the Bayes posterior's cross-entropy minus the network's on its "
                     "training points, in nats",
                     book::above(0), kSeeds,
-                    [&](std::uint64_t seed) { return fits[seed].training_fit; });
+                    [&](std::uint64_t seed) { return fits.at(seed).training_fit; });
 }
 
 // %% 5 · Training points and test points
