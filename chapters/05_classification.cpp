@@ -485,15 +485,16 @@ constexpr int kSteps = 1500;
 // cross-entropy on the training points that any :math:`W, b` can reach is at most the
 // Bayes posterior's cross-entropy on those same points, and a trained line that has
 // reached it sits at or below. It sits below: the fit follows the accidents of its 600
-// points, which the true probabilities know nothing of. How far below has a classic
-// answer (Wilks, 1938): for a model whose family holds the truth, :math:`2n` times the
-// gap in mean cross-entropy, with :math:`n` training points, is distributed, for large
-// :math:`n`, as :math:`\chi^2_k` for :math:`k` free numbers, mean :math:`k`. Here
-// :math:`k = 6`, not 9, since adding the same :math:`a \cdot x + c` to all three scores
-// (three numbers) changes no probability. So :math:`1200` times the gap should lie
-// between :math:`\chi^2_6`'s 0.1% and 99.9% points, 0.38 and 22.46, except once in 500
-// seeds. A model stopped well short of the least cross-entropy can sit above the Bayes
-// posterior, a gap below 0.
+// points, which the true probabilities know nothing of.
+//
+// How far below has a classic answer (Wilks, 1938): for a model whose family holds the
+// truth, :math:`2n` times the gap in mean cross-entropy, with :math:`n` training
+// points, is distributed, for large :math:`n`, as :math:`\chi^2_k` for :math:`k` free
+// numbers, mean :math:`k`. Here :math:`k = 6`, not 9, since adding the same :math:`a
+// \cdot x + c` to all three scores (three numbers) changes no probability. So
+// :math:`1200` times the gap should lie between :math:`\chi^2_6`'s 0.1% and 99.9%
+// points, 0.38 and 22.46, except once in 500 seeds. A model stopped well short of the
+// least cross-entropy can sit above the Bayes posterior, a gap below 0.
 //
 // The same theory says what the fit costs on fresh points: there a trained line is on
 // average :math:`k/2n` *above* the Bayes posterior (Akaike, 1973, built his criterion
