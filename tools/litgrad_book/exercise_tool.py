@@ -143,7 +143,8 @@ PROGRESS = re.compile(r"^\[\s*(\d+)%\]\s+(?:Building \w+ object .*?/([^/]+?)\.o|
 
 
 # A fresh clone's first check, from `tools/exercise check` to its verdict, on two idle cores
-# (measured with 2a5bdc6's layout: configure, the library, one exercise's tests).
+# (configure, the library and one exercise's tests, measured when the first check came to
+# build only those, 2a5bdc6).
 FIRST_CHECK_SECONDS = 36
 
 

@@ -99,16 +99,6 @@ Grads unshifted_gradients(const Softmax& model, const Tensor& x, const Tensor& y
   return {matmul(transpose(d_z, 0, 1), x), sum(d_z, {0})};
 }
 
-// Whether two tensors hold NaN at the same places and the same numbers elsewhere.
-bool same_numbers(const Tensor& a, const Tensor& b) {
-  if (a.shape() != b.shape()) return false;
-  for (std::int64_t i = 0; i < a.numel(); ++i)
-    if (std::isnan(a.data()[i]) != std::isnan(b.data()[i]) ||
-        (!std::isnan(a.data()[i]) && a.data()[i] != b.data()[i]))
-      return false;
-  return true;
-}
-
 // The chapter's blobs: n points of each of three classes, around centres 1.5 from the
 // origin, a third of a turn apart.
 void blobs(std::int64_t n, Generator& gen, Tensor& x, Tensor& y) {
@@ -180,7 +170,7 @@ TEST_CASE(
        ", and e^710 is already past the "
        "largest double");
   const std::string unshifted_named =
-      same_numbers(yours.W, unshifted.W) && same_numbers(yours.b, unshifted.b)
+      exercise::agrees(yours.W, unshifted.W) && exercise::agrees(yours.b, unshifted.b)
           ? "your gradients are those of a softmax without the max shift: exp of "
             "a score in the thousands is infinite, and infinity over infinity is NaN"
           : "";

@@ -87,17 +87,6 @@ std::vector<double> variant_distribution(const Tensor& z, double p, const Varian
   return kept;
 }
 
-// Whether two distributions have NaN at the same places and agree within 1e-12
-// elsewhere (an answer may order its arithmetic otherwise than the variant).
-bool alike(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::isnan(a[i]) != std::isnan(b[i]) ||
-        (!std::isnan(a[i]) && !(std::fabs(a[i] - b[i]) <= 1e-12)))
-      return false;
-  return true;
-}
-
 // The catalogued mistake your distributions are, on every p the tests use and on scores
 // a thousand higher, or "" when they are none of them or several.
 std::string distribution_problem() {
@@ -121,8 +110,9 @@ std::string distribution_problem() {
            "the kept probabilities not renormalised"}},
       [&](const Variant& v) {
         for (std::size_t k = 0; k < probes.size(); ++k)
-          if (!alike(yours[k],
-                     variant_distribution(probes[k].first, probes[k].second, v)))
+          if (!exercise::agrees(
+                  yours[k], variant_distribution(probes[k].first, probes[k].second, v),
+                  1e-12))
             return false;
         return true;
       });
