@@ -29,6 +29,7 @@ Config (set with ``-D`` by CMake): ``litgrad_build_dir``, where chapter ``NN_top
 ``book/NN_topic``, where ``book/NN_topic.run.json`` holds its run time, and where figures are
 drawn to.
 """
+import functools
 import hashlib
 import html
 import json
@@ -528,12 +529,19 @@ class PerformanceDirective(Directive):
 MEMBER_KINDS = ("function", "typedef", "enum", "variable")
 
 
+@functools.lru_cache(maxsize=None)
+def doxygen_xml(path):
+    """One of Doxygen's XML files, parsed once per process: every API page reads the index and
+    every namespace's file."""
+    return ElementTree.parse(path)
+
+
 def header_names(xml_dir, header):
     """The public names a header declares, read from Doxygen's XML, each with its kind: its
     classes ("class"), and the functions, types and constants declared in it. Doxygen files a
     member of a namespace under the namespace, not the file, so every namespace's members are
     read and kept by the file their declaration sits in."""
-    index = ElementTree.parse(os.path.join(xml_dir, "index.xml"))
+    index = doxygen_xml(os.path.join(xml_dir, "index.xml"))
     found, names = False, {}
     for compound in index.getroot().iter("compound"):
         kind = compound.get("kind")
@@ -541,7 +549,7 @@ def header_names(xml_dir, header):
             continue
         if kind == "file" and compound.findtext("name") != os.path.basename(header):
             continue
-        tree = ElementTree.parse(os.path.join(xml_dir, compound.get("refid") + ".xml"))
+        tree = doxygen_xml(os.path.join(xml_dir, compound.get("refid") + ".xml"))
         if kind == "file":
             location = tree.getroot().find("compounddef/location")
             if location is not None and not location.get("file", "").endswith(header):
