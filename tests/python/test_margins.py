@@ -20,7 +20,8 @@ class Margins(unittest.TestCase):
     def test_equalities_and_signs_have_no_margin(self):
         for value, bound in [(0.0, "= 0"), (3.0, "= 3"), (0.0005, "≥ 0"), (2.0, "> 0"), (-1.0, "≤ -1")]:
             self.assertIsNone(margins.margin(value, bound), bound)
-        self.assertEqual(margins.text(0.0, "= 0"), "")
+        self.assertEqual(margins.text(None), "")
+        self.assertEqual(margins.text(58.5), "margin: 58.5× inside its bound")
 
     def test_a_text_book_check_does_not_write_is_refused(self):
         with self.assertRaisesRegex(ValueError, "not a bound book::check writes"):
@@ -31,6 +32,21 @@ class Margins(unittest.TestCase):
                   {"name": "loose", "measured": [{"name": "lead", "value": 400.0, "bound": "> 4"},
                                                  {"name": "count", "value": 0, "bound": "= 0"}]}]
         self.assertEqual(margins.large(claims), [("loose", "lead", 400.0, "> 4", 100.0, None)])
+
+    def test_a_two_sided_bound_over_seeds_has_the_margin_of_their_spread(self):
+        # 0.2, -0.9 and 0.05 standard errors of a 4-SE interval: root mean square 0.533
+        claim = {"name": "c", "measured": [
+            {"name": "ratio (seed 1)", "value": 0.2, "bound": "between -4 and 4"},
+            {"name": "ratio (seed 2)", "value": -0.9, "bound": "between -4 and 4"},
+            {"name": "ratio (seed 3)", "value": 0.05, "bound": "between -4 and 4"},
+            {"name": "lead (seed 1)", "value": 400.0, "bound": "> 4"},
+            {"name": "alone", "value": 0.05, "bound": "between -4 and 4"}]}
+        spread = 4 / math.sqrt((0.2 ** 2 + 0.9 ** 2 + 0.05 ** 2) / 3)
+        found = margins.of_claim(claim)
+        for g in found[:3]:
+            self.assertAlmostEqual(g, spread)
+        self.assertEqual(found[3:], [100.0, 80.0])  # one-sided, and a single draw: as margin()
+        self.assertEqual([r[1] for r in margins.large([claim])], ["lead (seed 1)", "alone"])
 
     def test_a_large_margin_its_chapter_gives_a_reason_for_is_listed_apart(self):
         why = "a worst-case rounding bound"

@@ -12,6 +12,13 @@ clears its bound:
 * ``between lo and hi``: half the interval's width over the number's distance from its middle;
 
 infinite where the number sits exactly on the bound's best value (an error of exactly 0).
+
+A two-sided interval is an estimate's allowance for chance, and one draw near its middle says
+nothing about how much the interval allows: where a claim measures the same number for several
+seeds (``name (seed 1)``, ``name (seed 2)``, ...), the margin of each is the interval's
+half-width over the root mean square of all the seeds' distances from its middle, the spread
+the interval is there for (three draws at 0.2, -0.9 and 0.05 standard errors of a 4-SE interval
+give a margin of 7.5 each, where one draw alone at 0.05 would give 80).
 Equalities (``= v``), and bounds at 0 on one side (``≥ 0``, ``> 0``: a sign), have none: they
 are the claim, not a threshold on it. A margin of more than ``LARGE`` says the claim checks
 much less than its measurement could (a claim "below 1%" that measures 0.001%): the Claims
@@ -63,10 +70,46 @@ def margin(value, bound):
     return None  # "=": the claim itself
 
 
-def text(value, bound):
-    """The margin as the pages show it: "×58 inside its bound", "exactly on its best value", or
-    "" where there is none."""
-    g = margin(value, bound) if bound else None
+_SEED = re.compile(r" \(seed \d+\)$")
+
+
+def _distance(value, bound):
+    """(distance from a two-sided bound's middle, its half-width), or None for a one-sided bound."""
+    relation, a, b = parse(bound)
+    if relation == "within":
+        return abs(value - a), b
+    if relation == "between":
+        return abs(value - (a + b) / 2), (b - a) / 2
+    return None
+
+
+def of_claim(claim):
+    """The margins of one claim's measured numbers (a claims.json entry), in their order: as
+    ``margin``, except that the numbers of a two-sided bound measured for several seeds share the
+    margin of their spread (above). None where a number has none."""
+    measured = claim.get("measured", [])
+    spread = {}  # (name without its seed, bound) -> distances from the interval's middle
+    for m in measured:
+        if m.get("bound") and _SEED.search(m["name"]) and _distance(m["value"], m["bound"]):
+            key = (_SEED.sub("", m["name"]), m["bound"])
+            spread.setdefault(key, []).append(_distance(m["value"], m["bound"]))
+    found = []
+    for m in measured:
+        if not m.get("bound"):
+            found.append(None)
+            continue
+        group = spread.get((_SEED.sub("", m["name"]), m["bound"]), [])
+        if len(group) > 1:
+            rms = math.sqrt(sum(d * d for d, _ in group) / len(group))
+            found.append(group[0][1] / rms if rms > 0 else math.inf)
+        else:
+            found.append(margin(m["value"], m["bound"]))
+    return found
+
+
+def text(g):
+    """A margin (``of_claim``'s) as the pages show it: "margin: 58× inside its bound", "margin:
+    exactly at its bound's best value", or "" where there is none."""
     if g is None:
         return ""
     if math.isinf(g):
@@ -80,8 +123,7 @@ def large(claims, reasoned=False):
     does): (claim name, measured name, value, bound, margin, reason or None) each."""
     found = []
     for c in claims:
-        for m in c.get("measured", []):
-            g = margin(m["value"], m["bound"]) if m.get("bound") else None
+        for m, g in zip(c.get("measured", []), of_claim(c)):
             why = m.get("large_margin_because")
             if g is not None and g > LARGE and bool(why) == reasoned:
                 found.append((c["name"], m["name"], m["value"], m["bound"], g, why))

@@ -127,11 +127,11 @@ def claim_label(chapter, index):
     return f"claim-{chapter}-{index + 1}"
 
 
-def measured_lines(m):
+def measured_lines(m, g):
     """One measured value as a reST bullet: its name and value, the bound, what it is, and how
-    far inside the bound it sits (``margins``)."""
+    far inside the bound it sits (``g``, its margin: ``margins.of_claim``)."""
     bound = f" ({rst_text(m['bound'])})" if m.get("bound") else ""
-    inside = margins.text(m["value"], m["bound"]) if m.get("bound") else ""
+    inside = margins.text(g)
     if inside and m.get("large_margin_because"):
         inside += f", by design: {rst_text(m['large_margin_because'])}"
     return [f"* {rst_text(m['name'])} = **{format_number(m['value'])}**{bound}: {rst_text(m['description'])}"
@@ -344,8 +344,8 @@ class ChapterParser(RSTParser):
                  f"   **✓ held** · claim {claim.index + 1} · test {literal(claim.name)}", ""]
         if c["measured"]:
             lines += ["   Measured:", ""]
-            for m in c["measured"]:
-                lines += indent(measured_lines(m))
+            for m, g in zip(c["measured"], margins.of_claim(c)):
+                lines += indent(measured_lines(m, g))
             lines.append("")
         lines += indent(mutations.claim_lines(env, source.name, claim.name))
         printed = c.get("output", "").rstrip("\n")
@@ -442,8 +442,8 @@ class ClaimsDirective(Directive):
                 pad = " " * len(number)  # the item's body lines up with its text
                 lines += [f"{number}:ref:`{rst_text(claim.name)} <{claim_label(s.name, claim.index)}>`"
                           f" · **{verdict}**", ""]
-                for m in (c or {}).get("measured", []):
-                    lines += indent(measured_lines(m), pad)
+                for m, g in zip((c or {}).get("measured", []), margins.of_claim(c or {})):
+                    lines += indent(measured_lines(m, g), pad)
                 lines += [""] + indent(mutations.claim_lines(env, s.name, claim.name), pad) + [""]
         return nested(self, lines)
 
