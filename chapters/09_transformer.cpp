@@ -36,6 +36,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -442,6 +443,12 @@ std::vector<double> gradient_norms(bool residual, std::uint64_t seed) {
   return norms;
 }
 
+// Why "farther without" is a comparison and not a factor to hold: see the prose below.
+const char* const kCompounded =
+    "a comparison: without residuals the gradient's factor is a product of 32 random "
+    "ones, so how far it strays differs from seed to seed by orders of magnitude, and "
+    "the claim is only which stack strays farther";
+
 // How far the gradient strays from its value at the top, at its farthest, as a factor:
 // max over layers of max(g_l / g_top, g_top / g_l).
 double farthest(const std::vector<double>& norms) {
@@ -488,7 +495,8 @@ TEST_CASE(
   book::check_seeds("how many times farther without",
                     "the plain stack's factor over "
                     "the residual stack's",
-                    book::above(1), kSeeds, [](std::uint64_t seed) {
+                    book::above(1).large_margin_because(kCompounded), kSeeds,
+                    [](std::uint64_t seed) {
                       return farthest(gradient_norms(false, seed)) /
                              farthest(gradient_norms(true, seed));
                     });
@@ -737,7 +745,9 @@ TEST_CASE(
           << " nats per prediction, without its MLP " << table_run(1, no_mlp, seed).loss
           << "\n";
   book::check_seeds("one block's test loss", "nats per prediction",
-                    book::below(knowing_one_symbol()), kSeeds,
+                    book::below(knowing_one_symbol())
+                        .large_margin_because(book::kTrainedPastTheLevel),
+                    kSeeds,
                     [&](std::uint64_t seed) { return table_run(1, full, seed).loss; });
   book::check_seeds("lead of the full block",
                     "over the block without its MLP, in "
@@ -756,29 +766,57 @@ TEST_CASE(
 //
 // Without residual connections each block's output replaces its input, and section 3's
 // argument about products of Jacobians applies from the first step: three blocks at
-// the rate above should learn little. We claim the stack without residuals ends above
-// the full stack by more than 4 standard errors; the account prints how close it ends
-// to :math:`H(q)`, the loss of knowing nothing.
+// the rate above should learn little. How little? Less than "more than 4 standard
+// errors above the full stack" would say: we claim they learn nothing of their inputs
+// at all. A model that knows nothing does best to predict :math:`q` everywhere, and on
+// the test sequences that costs :math:`H(q)` per prediction, give or take the chance of
+// which symbols the sequences happen to hold; a model that has learned something of its
+// inputs ends below that by more than chance allows. So the claim is that the stack
+// without residuals ends above :math:`H(q)` less 4 standard errors of its own mean test
+// loss (the spread of its sequences' losses over :math:`\sqrt{1024}`, per prediction).
+
+// The standard error of a run's test loss per prediction: the spread of its sequences'
+// summed losses, over √n for n sequences, over the predictions in a sequence.
+double standard_error(const TableRun& run) {
+  const auto n = static_cast<double>(run.sequence_losses.size());
+  double square = 0;
+  for (double l : run.sequence_losses) {
+    const double d = l - run.loss * (kSequence - 1);
+    square += d * d / (n - 1);
+  }
+  return std::sqrt(square / n) / (kSequence - 1);
+}
+
+// Checks, for each seed, that the run `model` makes for it learned nothing of its
+// inputs: its test loss is above H(q) less 4 of its standard errors.
+void check_learns_nothing(const std::string& name,
+                          const std::function<const TableRun&(std::uint64_t)>& model) {
+  for (auto seed : kSeeds) {
+    const TableRun& run = model(seed);
+    book::check(name + " (seed " + std::to_string(seed) + ")", run.loss,
+                "nats per prediction, against H(q) less 4 standard errors of its mean",
+                book::above(knowing_nothing() - 4 * standard_error(run)));
+  }
+}
 
 TEST_CASE(
-    "three pre-norm blocks learn the table, and without residual connections they end "
-    "above by more than 4 standard errors, for three seeds") {
+    "three pre-norm blocks learn the table, and without residual connections they "
+    "learn "
+    "nothing of their inputs, ending above H(q) less 4 standard errors, for three "
+    "seeds") {
   const Parts full, no_residual{true, false, true};
   for (auto seed : kSeeds)
     out() << "seed " << seed << ": three blocks " << table_run(3, full, seed).loss
           << " nats per prediction, without residuals "
-          << table_run(3, no_residual, seed).loss << " (H(q) = " << knowing_nothing()
-          << ")\n";
+          << table_run(3, no_residual, seed).loss << " ± "
+          << standard_error(table_run(3, no_residual, seed))
+          << " (H(q) = " << knowing_nothing() << ")\n";
   book::check_seeds("three blocks' test loss", "nats per prediction",
                     book::below(knowing_one_symbol()), kSeeds,
                     [&](std::uint64_t seed) { return table_run(3, full, seed).loss; });
-  book::check_seeds("lead of the full stack",
-                    "over the stack without residuals, in "
-                    "standard errors",
-                    book::above(4), kSeeds, [&](std::uint64_t seed) {
-                      return lead(table_run(3, no_residual, seed),
-                                  table_run(3, full, seed));
-                    });
+  check_learns_nothing("without residuals", [&](std::uint64_t seed) -> const TableRun& {
+    return table_run(3, no_residual, seed);
+  });
 }
 
 // %% fold: drawing the training curves of the first seed
@@ -828,11 +866,12 @@ void draw_block_training() {
 // the output, so that a large rate there throws the model off; a warm-up, a start at a
 // small learning rate (chapter 6), avoids it, and pre-norm Transformers, whose
 // gradients are spread more evenly, train without one. Our rate is high from the first
-// step, so post-norm blocks should do worse. We claim the post-norm stack ends above
-// the pre-norm stack by more than 4 standard errors. This is a claim about training at
-// this rate with no warm-up, not about what post-norm blocks can express: with a
-// warm-up, Xiong et al. train post-norm Transformers well, and we do not test that
-// here.
+// step, so post-norm blocks should do worse, and they do worse in the way the stack
+// without residuals did: we claim they too learn nothing of their inputs, ending
+// above :math:`H(q)` less 4 standard errors, where the pre-norm stack of the last
+// claim learned the table. This is a claim about training at this rate with no
+// warm-up, not about what post-norm blocks can express: with a warm-up, Xiong et al.
+// train post-norm Transformers well, and we do not test that here.
 //
 // .. figure:: block_training
 //
@@ -844,17 +883,16 @@ void draw_block_training() {
 //    without residuals and with post-norm stay close to the line of knowing nothing.
 
 TEST_CASE(
-    "at a rate of 0.05 with no warm-up, three post-norm blocks end above three "
-    "pre-norm blocks by more than 4 standard errors, for three seeds") {
+    "at a rate of 0.05 with no warm-up, three post-norm blocks end above H(q) less 4 "
+    "standard errors, learning nothing of their inputs, for three seeds") {
   const Parts pre, post{true, true, false};
   for (auto seed : kSeeds)
     out() << "seed " << seed << ": pre-norm " << table_run(3, pre, seed).loss
           << " nats per prediction, post-norm " << table_run(3, post, seed).loss
-          << "\n";
-  book::check_seeds("lead of pre-norm", "over post-norm, in standard errors",
-                    book::above(4), kSeeds, [&](std::uint64_t seed) {
-                      return lead(table_run(3, post, seed), table_run(3, pre, seed));
-                    });
+          << " ± " << standard_error(table_run(3, post, seed)) << "\n";
+  check_learns_nothing("post-norm", [&](std::uint64_t seed) -> const TableRun& {
+    return table_run(3, post, seed);
+  });
   draw_block_training();
 }
 

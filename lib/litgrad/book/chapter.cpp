@@ -77,6 +77,11 @@ const char* const kWorstCaseRounding =
 const char* const kWholeSteps =
     "counts are whole steps: the allowance is the one step by which rounding can move where a "
     "count crosses its target, so a miss of 0 is the usual case";
+const char* const kTrainedPastTheLevel =
+    "a level the argument before the claim fixes, not a guess at where training ends: a model "
+    "trained too little stays above it (the catalogue's under-training mutation turns the claim "
+    "red), and one trained to the end goes far past it, by an amount that differs from seed to "
+    "seed";
 
 Bound Bound::large_margin_because(const std::string& why) const {
   if (why.empty()) throw ValueError("large_margin_because: the bound ", text(), " needs a reason");
@@ -85,18 +90,18 @@ Bound Bound::large_margin_because(const std::string& why) const {
   return reasoned;
 }
 
-Bound at_most(double bound) { return {"≤", bound, 0}; }
-Bound below(double bound) { return {"<", bound, 0}; }
-Bound at_least(double bound) { return {"≥", bound, 0}; }
-Bound above(double bound) { return {">", bound, 0}; }
-Bound exactly(double value) { return {"=", value, 0}; }
+Bound at_most(double bound) { return {"≤", bound, 0, ""}; }
+Bound below(double bound) { return {"<", bound, 0, ""}; }
+Bound at_least(double bound) { return {"≥", bound, 0, ""}; }
+Bound above(double bound) { return {">", bound, 0, ""}; }
+Bound exactly(double value) { return {"=", value, 0, ""}; }
 Bound between(double low, double high) {
   if (!(low < high)) throw ValueError("between: need low < high, got ", low, " and ", high);
-  return {"between", low, high};
+  return {"between", low, high, ""};
 }
 Bound within(double tolerance, double centre) {
   if (!(tolerance > 0)) throw ValueError("within: tolerance ", tolerance, " must be positive");
-  return {"within", centre, tolerance};
+  return {"within", centre, tolerance, ""};
 }
 
 namespace {

@@ -56,6 +56,9 @@ extern const char* const kWorstCaseRounding;
 /// \brief The reason, for Bound::large_margin_because(), that a count of steps held to one step
 /// of its formula usually misses by none.
 extern const char* const kWholeSteps;
+/// \brief The reason, for Bound::large_margin_because(), that a trained model ends far past a
+/// level its chapter's argument fixed before the claim.
+extern const char* const kTrainedPastTheLevel;
 
 Bound at_most(double bound);   ///< \brief x ≤ bound.
 Bound below(double bound);     ///< \brief x < bound.
