@@ -31,7 +31,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -43,26 +42,20 @@
 #include <unordered_map>
 #include <vector>
 
+#include <litgrad/book/bits.hpp>
 #include <litgrad/book/chapter.hpp>
 #include <litgrad/book/figures.hpp>
 #include <litgrad/book/trained.hpp>
 #include <litgrad/litgrad.hpp>
 
 using namespace litgrad;
+using book::differing_bits;
+using book::kU;  // u = 2^-53, double's unit roundoff (chapter 1)
 using book::out;
 
 namespace {
 
-constexpr double kU = 0x1p-53;  // the unit roundoff of double precision
 constexpr std::uint64_t kSeeds[] = {1, 2, 3};
-
-// How many elements of two tensors of one shape differ in any bit.
-int differing_bits(const Tensor& a, const Tensor& b) {
-  int differing = 0;
-  for (std::int64_t i = 0; i < a.numel(); ++i)
-    differing += std::memcmp(a.data() + i, b.data() + i, sizeof(double)) != 0;
-  return differing;
-}
 
 // %% 1 · The words, and what a guess costs
 //
@@ -217,12 +210,27 @@ TEST_CASE(
 // :math:`N_{ab}` counts how often :math:`b` follows :math:`a` and :math:`N_a` how often
 // :math:`a` is followed by anything. The :math:`+1` (Laplace's add-one smoothing) is
 // there for the pairs the training words never contain: counted without it, such a pair
-// gets probability 0, and a word containing it an infinite loss. The training words
-// leave many of the 728 possible pairs unseen (the test counts them and names one; the
-// pair of two boundaries, an empty word, cannot occur); with the smoothing, every one
-// of the 729 probabilities is positive. In this split none of the unseen pairs happens
-// to occur in the validation words, which the test counts as well; the bigram's
-// validation loss is finite, and below the uniform guess's.
+// gets probability 0, and a word containing it an infinite loss, :math:`-\ln 0`. The
+// training words leave many of the 728 possible pairs unseen (the test counts them and
+// names one; the pair of two boundaries, an empty word, cannot occur). In this split
+// none of them happens to occur in the validation words, which the test counts as
+// well, so the bigram's validation loss would be finite even without the smoothing; a
+// word it has not seen can hold such a pair, and the smoothing is there for it.
+//
+// The :math:`27` in the denominator is what makes each row a distribution: adding one
+// to each of the 27 counts :math:`N_{ab}` adds 27 to their sum :math:`N_a`. So the test
+// checks the probabilities the code computes, each read back from its logarithm, for
+// both: every unseen pair has :math:`1 / (N_a + 27)`, and each symbol's 27
+// probabilities of what follows it sum to 1, both to within rounding. A probability
+// comes back with a relative error of at most :math:`(3 + 2\ell) u`, where :math:`\ell
+// = \ln \max_a (N_a + 27)` is the largest :math:`|\ln p|` that add-one smoothing
+// allows, the least probability being :math:`1 / (N_a + 27)`: :math:`u` from the
+// division, at most one unit in the last place, :math:`2u`, from the ``exp``, and the
+// same from the ``log``, which the ``exp`` turns into a relative error :math:`|\ln p|`
+// times as large. Summing a row's 27 probabilities adds 26 roundings of at most
+// :math:`u` each, so each sum is within :math:`(29 + 2\ell) u` of 1. Forgetting the
+// boundary symbol, a denominator of :math:`N_a + 26`, would make each row sum to
+// :math:`1 + 1 / (N_a + 26)` instead, a miss these bounds are there to catch.
 
 struct Bigram {
   std::vector<double> log_p;  // [27 * 27]: log p(b | a) at a * 27 + b, smoothed
@@ -279,21 +287,32 @@ double per_prediction(const std::vector<double>& word_losses,
 }
 
 TEST_CASE(
-    "some pairs never occur in the training words, so without smoothing they get "
-    "probability 0 and infinite loss, while with add-one smoothing every pair's "
-    "probability is positive and the validation loss is below ln 27") {
+    "some pairs never occur in the training words and none of them in the validation "
+    "words, add-one smoothing gives each unseen pair 1/(N_a + 27), and each symbol's "
+    "27 probabilities sum to 1, both to within rounding") {
   const auto& count = bigram().count;
-  const std::vector<double> unsmoothed = bigram_log_p(count, 0);
-  int never = 0, positive = 0;
-  double unsmoothed_loss = 0;  // -log p(b | a) of the first pair never seen, unsmoothed
-  for (std::int64_t k = 0; k < kSymbols * kSymbols; ++k) {
-    positive += std::exp(bigram().log_p[k]) > 0;
-    if (count[k] > 0 || k == 0) continue;  // ".." would be an empty word: impossible
-    if (never++ == 0) {
-      unsmoothed_loss = -unsmoothed[k];
+  int never = 0;
+  std::vector<double> total(kSymbols, 0);  // N_a
+  for (std::int64_t k = 0; k < kSymbols * kSymbols; ++k)
+    total[k / kSymbols] += count[k];
+  double largest_log = 0;  // ℓ: ln(N_a + 27) at its largest, from the counts
+  for (double n : total) largest_log = std::max(largest_log, std::log(n + kSymbols));
+  double worst_unseen = 0;  // the largest relative error of an unseen pair's p
+  for (std::int64_t k = 1; k < kSymbols * kSymbols; ++k) {  // ".." is an empty word
+    if (count[k] > 0) continue;
+    if (never++ == 0)
       out() << "for example \"" << letter(k / kSymbols) << letter(k % kSymbols)
             << "\" never occurs\n";
-    }
+    const double exact = 1 / (total[k / kSymbols] + kSymbols);
+    worst_unseen =
+        std::max(worst_unseen, std::fabs(std::exp(bigram().log_p[k]) - exact) / exact);
+  }
+  double worst_row = 0;  // the largest |sum over b of p(b | a) - 1|
+  for (std::int64_t a = 0; a < kSymbols; ++a) {
+    double sum = 0;
+    for (std::int64_t b = 0; b < kSymbols; ++b)
+      sum += std::exp(bigram().log_p[a * kSymbols + b]);
+    worst_row = std::max(worst_row, std::fabs(sum - 1));
   }
   int unseen_in_validation = 0;
   for (const auto& w : words().validation) {
@@ -302,20 +321,21 @@ TEST_CASE(
       unseen_in_validation +=
           count[symbol(spelled[i]) * kSymbols + symbol(spelled[i + 1])] == 0;
   }
-  const double smoothed =
-      per_prediction(bigram_word_losses(words().validation), words().validation);
-  out() << "bigram validation loss: " << smoothed << " nats per prediction\n";
+  out() << "bigram validation loss: "
+        << per_prediction(bigram_word_losses(words().validation), words().validation)
+        << " nats per prediction; ℓ = " << largest_log << "\n";
   book::check("pairs never seen", never, "of the 728 possible, in the training words",
               book::above(0));
-  book::check("unsmoothed loss", unsmoothed_loss,
-              "nats, of the first pair never seen, counted without smoothing",
-              book::exactly(INFINITY));
-  book::check("positive probabilities", positive, "of the 729, smoothed",
-              book::exactly(729));
   book::check("unseen pairs in validation", unseen_in_validation,
               "occurrences in the validation words", book::exactly(0));
-  book::check("bigram loss", smoothed, "nats per validation prediction",
-              book::below(std::log(27.0)));
+  book::check("unseen pairs' largest relative error", worst_unseen,
+              "against 1/(N_a + 27), over (3 + 2ℓ)u",
+              book::at_most((3 + 2 * largest_log) * kU)
+                  .large_margin_because(book::kWorstCaseRounding));
+  book::check("largest |row sum - 1|", worst_row,
+              "over the 27 rows, against (29 + 2ℓ)u",
+              book::at_most((29 + 2 * largest_log) * kU)
+                  .large_margin_because(book::kWorstCaseRounding));
 }
 
 // %%
@@ -329,23 +349,25 @@ TEST_CASE(
 // more than 4 standard errors real: by chance alone, the normal approximation gives it
 // odds of about 3 in 100,000.
 //
-// The bigram sees one symbol back. Why not more? The *n-gram* with :math:`k` symbols
-// of context predicts :math:`c` after the context :math:`h` with :math:`p(c \mid h) =
+// The bigram sees one symbol back. Why not more? The *n-gram* with :math:`k` symbols of
+// context predicts :math:`c` after the context :math:`h` with :math:`p(c \mid h) =
 // (N_{hc} + 1) / (N_h + 27)`, counted and smoothed as the bigram was, each word now
 // spelled after :math:`k` boundaries (``..cat.`` for :math:`k = 2`) so that its first
 // letter has :math:`k` symbols before it too. With :math:`k = 2` it is the *trigram*,
-// with :math:`k = 3` the *four-gram*, and so on. Each more symbol of context multiplies
-// the table by 27: the four-gram has :math:`27^4 = 531{,}441` probabilities, already
-// more than there are predictions in all the training words, and the five-gram 27
-// times as many again. So more and more of the contexts met in validation were seen in
-// training only a few times, or never, and where a context was seen fewer than 27 times
-// the smoothing's 27 added counts outweigh its own. More context helps until the counts
-// run thin. The test measures where that happens here, comparing each :math:`k` with
-// the next, word by word: the loss falls from one symbol of context to two and from two
-// to three, each step by more than 4 standard errors, and rises from three to four by
-// more than 4. It also counts the training predictions against :math:`27^4`, and checks
-// that the share of validation predictions whose context training saw fewer than 27
-// times grows with each :math:`k` (the account prints the shares).
+// with :math:`k = 3` the *four-gram*, and so on; with :math:`k = 1` it is the bigram,
+// and with :math:`k = 0` the *unigram*, which knows only how often each symbol comes.
+// Each more symbol of context multiplies the table by 27: the four-gram has :math:`27^4
+// = 531{,}441` probabilities, already more than there are predictions in all the
+// training words, and the five-gram 27 times as many again. So more and more of the
+// contexts met in validation were seen in training only a few times, or never, and
+// where a context was seen fewer than 27 times the smoothing's 27 added counts outweigh
+// its own. More context helps until the counts run thin. The test measures where that
+// happens here, comparing each :math:`k` with the next, word by word: the loss falls
+// from no context to one symbol, from one to two and from two to three, each step by
+// more than 4 standard errors, and rises from three to four by more than 4. It also
+// counts the training predictions against :math:`27^4`, and checks that the share of
+// validation predictions whose context training saw fewer than 27 times grows with each
+// :math:`k` (the account prints the shares).
 
 // The lead of the `ahead` losses over the `behind` ones (each word's total, in nats),
 // per prediction on `list`, and its standard error (above).
@@ -427,9 +449,12 @@ std::vector<double> trigram_word_losses(const std::vector<std::string>& list) {
 
 TEST_CASE(
     "more context helps until the counts run thin: the n-gram's validation loss falls "
-    "from one symbol of context to two and to three, and rises at four, each step by "
-    "more than 4 standard errors") {
+    "from no context to one symbol, to two and to three, and rises at four, each step "
+    "by more than 4 standard errors") {
   const auto& validation = words().validation;
+  const std::vector<double> unigram = ngram_word_losses(0, validation);
+  out() << "no context (the unigram): validation loss "
+        << per_prediction(unigram, validation) << " nats per prediction\n";
   std::vector<std::vector<double>> losses = {bigram_word_losses(validation)};
   std::vector<double> thin(5, 0);  // [k]: predictions whose context was seen < 27 times
   out() << predictions(words().training) << " predictions in the training words\n";
@@ -447,6 +472,9 @@ TEST_CASE(
     const Lead l = lead(losses[from - 1], losses[to - 1], validation);
     return l.per_prediction / l.standard_error;
   };
+  const Lead first = lead(unigram, losses[0], validation);
+  book::check("one symbol over none", first.per_prediction / first.standard_error,
+              "standard errors", book::above(4));
   book::check("two symbols over one", step(1, 2), "standard errors", book::above(4));
   book::check("three symbols over two", step(2, 3), "standard errors", book::above(4));
   book::check("three symbols over four", step(4, 3), "standard errors", book::above(4));
@@ -937,7 +965,7 @@ TEST_CASE(
   const Batch word = encode({"language"}), other = encode({"langxyzqj"});
   const Tensor early = slice(model(word.inputs), 1, 0, 5);
   const Tensor early_other = slice(model(other.inputs), 1, 0, 5);
-  const int differing = differing_bits(early, early_other);
+  const std::int64_t differing = differing_bits(early, early_other);
   // The gradient of the early scores with respect to every position's input vector,
   // through the same blocks, norm and read-out as the model's scores.
   Tensor x = model.embed(word.inputs).detach().requires_grad_();
