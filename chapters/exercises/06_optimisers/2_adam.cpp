@@ -1,20 +1,29 @@
-// Exercise 6.2 · Adam by hand
-// ===========================
+// Exercise 6.2 · Adam, the whole optimiser
+// ========================================
 //
-// Write Adam's step on plain numbers, with its two running averages and their bias
-// corrections, as section 2 described: :math:`m \leftarrow \beta_1 m + (1 - \beta_1)
-// g`, :math:`v \leftarrow \beta_2 v + (1 - \beta_2) g^2`,
-// :math:`\hat m = m / (1 - \beta_1^t)`, :math:`\hat v = v / (1 - \beta_2^t)`, :math:`x
-// \leftarrow x - \eta \hat m / (\sqrt{\hat v} + \epsilon)`. The tests check your
-// first step against :math:`-\eta g / (|g| + \epsilon)`, and 30 steps against
-// litgrad's ``optim::Adam``, to :math:`10^{-14}` of the rate (litgrad orders the same
-// operations a little differently, as torch does, so the roundings differ by a few
-// :math:`u` per step). The tests hand your step a state whose ``m`` and ``v`` already
-// have one 0 for each coordinate, and ``t = 0``.
+// Write Adam as a whole optimiser over a model's parameters, used as ``optim::Adam``
+// is: the constructor keeps each parameter and a state for it, ``zero_grad()`` sets
+// every gradient to zero before a ``backward()``, and ``step()`` then moves each
+// parameter that has a gradient, in place. For a parameter with gradient :math:`g`,
+// after :math:`t` steps of its own, section 2's step is :math:`m \leftarrow \beta_1 m +
+// (1 - \beta_1) g`, :math:`v \leftarrow \beta_2 v + (1 - \beta_2) g^2`, :math:`\hat m =
+// m / (1 - \beta_1^t)`, :math:`\hat v = v / (1 - \beta_2^t)`, :math:`x \leftarrow x -
+// \eta \hat m / (\sqrt{\hat v} + \epsilon)`, element by element. As in torch, each
+// parameter counts its own steps, and one the loss did not use (its ``grad()`` is
+// undefined) takes no step and counts none.
+//
+// The tests check your first step against :math:`-\eta g / (|g| + \epsilon)`, that
+// ``zero_grad()`` zeroes every gradient there is, and 30 steps of a small regression
+// against ``optim::Adam``, in which one parameter is never used and another joins the
+// loss at step 6. They allow :math:`10^{-10}` of the rate: an answer that orders its
+// arithmetic differently from litgrad's rounds differently, by a few :math:`u \approx
+// 10^{-16}` of each number per operation, and 30 steps of a dozen operations stay far
+// below that, where a wrong formula moves the points by a good part of the rate.
 
 // %% hint
-// Keep t, m and v in the state, one m and one v per coordinate, all starting at 0;
-// increase t before using it, so the first step has t = 1.
+// In the constructor, give each parameter a State of zeros of its shape. In step(),
+// work under a NoGradGuard, skip a parameter whose grad() is not defined, and change
+// the parameter itself with sub_: the model holds the same tensor, not a copy.
 
 // %% fold: includes
 #include <doctest/doctest.h>
@@ -30,59 +39,115 @@
 using namespace litgrad;
 
 // %%
-// The state and the function to write, in ``exercises/06_optimisers/2_adam.cpp``:
+// The optimiser to write, in ``exercises/06_optimisers/2_adam.cpp``:
 
-struct AdamState {
-  int t = 0;                 // steps taken
-  std::vector<double> m, v;  // the running averages, one per coordinate
+struct MyAdam {
+  MyAdam(std::vector<Tensor> parameters, double lr, double beta1 = 0.9,
+         double beta2 = 0.999, double eps = 1e-8);
+  void zero_grad();
+  void step();
+
+  struct State {
+    int t = 0;    // the steps this parameter has taken
+    Tensor m, v;  // its running averages, each of its shape
+  };
+  std::vector<Tensor> parameters;
+  std::vector<State> state;  // one per parameter, in order
+  double lr, beta1, beta2, eps;
 };
-void adam_step(std::vector<double>& x, AdamState& state,
-               const std::vector<double>& gradient, double lr, double beta1 = 0.9,
-               double beta2 = 0.999, double eps = 1e-8);
 
 // %% fold: Adam with each catalogued mistake, and the one yours is
 namespace {
-// The test's own Adam step, with the catalogued mistakes as switches.
+// The test's own Adam, with the catalogued mistakes as switches.
 struct Variant {
-  bool late_count = false, g_not_squared = false, no_power = false;
-  bool swapped = false, uncorrected = false, eps_inside = false;
+  bool late_count = false, g_not_squared = false, no_power = false, swapped = false;
+  bool uncorrected = false, eps_inside = false, not_zeroed = false;
+  bool count_every_call = false, not_in_place = false, state_copied = false;
 };
 
-void variant_step(std::vector<double>& x, AdamState& s, const std::vector<double>& g,
-                  double lr, const Variant& v) {
-  const double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-  if (!v.late_count) ++s.t;
-  const double fill1 = v.no_power ? 1 - beta1 : 1 - std::pow(beta1, s.t),
-               fill2 = v.no_power ? 1 - beta2 : 1 - std::pow(beta2, s.t);
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    s.m[i] = v.swapped ? (1 - beta1) * s.m[i] + beta1 * g[i]
-                       : beta1 * s.m[i] + (1 - beta1) * g[i];
-    s.v[i] = beta2 * s.v[i] + (1 - beta2) * (v.g_not_squared ? g[i] : g[i] * g[i]);
-    const double m_hat = v.uncorrected ? s.m[i] : s.m[i] / fill1,
-                 v_hat = v.uncorrected ? s.v[i] : s.v[i] / fill2;
-    x[i] -=
-        lr * m_hat / (v.eps_inside ? std::sqrt(v_hat + eps) : std::sqrt(v_hat) + eps);
+struct VariantAdam {
+  std::vector<Tensor> parameters;
+  std::vector<MyAdam::State> state;
+  double lr;
+  Variant v;
+
+  VariantAdam(std::vector<Tensor> p, double rate, const Variant& variant)
+      : parameters(std::move(p)), lr(rate), v(variant) {
+    for (const Tensor& t : parameters)
+      state.push_back({0, zeros(t.shape()), zeros(t.shape())});
   }
-  if (v.late_count) ++s.t;
+  void zero_grad() {
+    if (!v.not_zeroed)
+      for (Tensor& p : parameters) p.zero_grad();
+  }
+  void step() {
+    NoGradGuard no_grad;
+    const double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+    for (std::size_t k = 0; k < parameters.size(); ++k) {
+      Tensor& p = parameters[k];
+      MyAdam::State copy = state[k];
+      MyAdam::State& s = v.state_copied ? copy : state[k];
+      if (v.count_every_call) ++s.t;
+      const Tensor g = p.grad();
+      if (!g.defined()) continue;
+      if (!v.late_count && !v.count_every_call) ++s.t;
+      s.m = v.swapped ? (1 - beta1) * s.m + beta1 * g : beta1 * s.m + (1 - beta1) * g;
+      s.v = beta2 * s.v + (1 - beta2) * (v.g_not_squared ? g : g * g);
+      const double fill1 = v.no_power ? 1 - beta1 : 1 - std::pow(beta1, s.t),
+                   fill2 = v.no_power ? 1 - beta2 : 1 - std::pow(beta2, s.t);
+      const Tensor m_hat = v.uncorrected ? s.m : s.m / fill1,
+                   v_hat = v.uncorrected ? s.v : s.v / fill2;
+      const Tensor update =
+          lr * m_hat / (v.eps_inside ? sqrt(v_hat + eps) : sqrt(v_hat) + eps);
+      if (v.not_in_place)
+        p = p - update;
+      else
+        p.sub_(update);
+      if (v.late_count) ++s.t;
+    }
+  }
+};
+
+// The regression the tests train: W [2, 3], b [2] (from step 6 on) and u [4], which the
+// loss never uses, fitted to 5 points.
+struct Model {
+  Tensor w, b, u;
+  Model()
+      : w(tensor({0.5, -0.3, 0.8, 0.1, 0.4, -0.6}, {2, 3}).requires_grad_()),
+        b(tensor({0.2, -0.1}).requires_grad_()),
+        u(tensor({1, 2, 3, 4}).requires_grad_()) {}
+  std::vector<Tensor> parameters() const { return {w, b, u}; }
+};
+
+Tensor regression_loss(const Model& model, int step) {
+  Generator gen(6);
+  const Tensor x = randn({5, 3}, gen), y = randn({5, 2}, gen);
+  const Tensor fit =
+      step > 5 ? nn::linear(x, model.w, model.b) : nn::linear(x, model.w);
+  return mean((fit - y) * (fit - y));
 }
 
-// Where a run of steps takes x: 30 steps on the bowl of the second test, then one step
-// from 0 with the gradient 1e-8 (where ε's place shows), every point in turn. `v` null:
-// your adam_step.
-std::vector<double> trajectory(const Variant* v) {
-  std::vector<double> points, x = {1, -2};
-  AdamState s;
-  s.m.assign(2, 0), s.v.assign(2, 0);
-  for (int step = 0; step < 30; ++step) {
-    const std::vector<double> g = {x[0], 30 * x[1]};
-    v ? variant_step(x, s, g, 0.05, *v) : adam_step(x, s, g, 0.05);
-    points.insert(points.end(), x.begin(), x.end());
+// Every value W and b take over 30 steps at lr = 0.05, then one step from 0 with the
+// gradient 1e-8 at lr = 0.1 (where ε's place shows), from the optimiser `make` builds
+// over the parameters it is given.
+template <class Make>
+std::vector<double> trajectory(Make make) {
+  Model model;
+  auto adam = make(model.parameters(), 0.05);
+  std::vector<double> points;
+  for (int step = 1; step <= 30; ++step) {
+    adam.zero_grad();
+    regression_loss(model, step).backward();
+    adam.step();
+    for (const Tensor& t : {model.w, model.b})
+      for (double x : t.to_vector()) points.push_back(x);
   }
-  std::vector<double> y = {0};
-  AdamState fresh;
-  fresh.m.assign(1, 0), fresh.v.assign(1, 0);
-  v ? variant_step(y, fresh, {1e-8}, 0.1, *v) : adam_step(y, fresh, {1e-8}, 0.1);
-  points.push_back(y[0]);
+  Tensor y = zeros({1}).requires_grad_();
+  auto small = make(std::vector<Tensor>{y}, 0.1);
+  small.zero_grad();
+  sum(1e-8 * y).backward();
+  small.step();
+  points.push_back(y.at({0}));
   return points;
 }
 
@@ -95,36 +160,40 @@ bool same_points(const std::vector<double>& a, const std::vector<double>& b) {
   return true;
 }
 
-// Your first two steps' lengths, with the gradient 4 both times and lr = 0.1 (with bias
-// correction both averages are exact for a constant gradient, m̂ = 4 and v̂ = 16, so
-// each step is lr·4/(4 + ε), almost exactly 0.1); and the catalogued mistake whose
-// whole trajectory yours is, if exactly one is.
-std::string two_steps() {
-  std::vector<double> x = {0};
-  AdamState state;
-  state.m.assign(1, 0), state.v.assign(1, 0);
-  adam_step(x, state, {4}, 0.1);
-  const double first = -x[0];
-  adam_step(x, state, {4}, 0.1);
-  const double second = -x[0] - first;
-  std::string s =
-      "with the gradient 4 twice and lr = 0.1 your steps have the lengths " +
-      exercise::number(first) + " and " + exercise::number(second) +
-      " (0.1 each, to 1e-9, is right)";
-  const std::vector<double> yours = trajectory(nullptr);
+// What your optimiser keeps and where it takes the regression, and the catalogued
+// mistake whose whole trajectory yours is, if exactly one is.
+std::string your_steps() {
+  Model model;
+  MyAdam yours(model.parameters(), 0.05);
+  if (yours.state.size() != 3)
+    return "your constructor keeps " + std::to_string(yours.state.size()) +
+           " states for 3 parameters (one each, of zeros of its shape, is right)";
+  const std::vector<double> points = trajectory(
+      [](std::vector<Tensor> p, double lr) { return MyAdam(std::move(p), lr); });
+  const auto adam_with = [](const Variant& v) {
+    return trajectory([&](std::vector<Tensor> p, double lr) {
+      return VariantAdam(std::move(p), lr, v);
+    });
+  };
+  const std::size_t last = 29 * 8;  // W[0][0] after the 30th step
+  std::string s = "after 30 steps your W[0][0] is " + exercise::number(points[last]) +
+                  ", Adam's " + exercise::number(adam_with(Variant{})[last]);
   const std::vector<std::pair<Variant, std::string>> mistakes = {
-      {{true, false, false, false, false, false},
-       "the step count increased after it is used"},
-      {{false, true, false, false, false, false},
-       "the second moment from g instead of g²"},
-      {{false, false, true, false, false, false},
-       "the bias correction without the power t"},
-      {{false, false, false, true, false, false},
-       "the running average's weights swapped"},
-      {{false, false, false, false, true, false}, "Adam without its bias correction"},
-      {{false, false, false, false, false, true}, "ε inside the square root"}};
+      {{true}, "the step count increased after it is used"},
+      {{false, true}, "the second moment from g instead of g²"},
+      {{false, false, true}, "the bias correction without the power t"},
+      {{false, false, false, true}, "the running average's weights swapped"},
+      {{false, false, false, false, true}, "Adam without its bias correction"},
+      {{false, false, false, false, false, true}, "ε inside the square root"},
+      {{false, false, false, false, false, false, true}, "the gradients never zeroed"},
+      {{false, false, false, false, false, false, false, true},
+       "a step counted on every call, with a gradient or without"},
+      {{false, false, false, false, false, false, false, false, true},
+       "the parameter replaced instead of changed in place"},
+      {{false, false, false, false, false, false, false, false, false, true},
+       "the state copied, not kept"}};
   const std::string name = exercise::the_mistake(
-      mistakes, [&](const Variant& v) { return same_points(trajectory(&v), yours); });
+      mistakes, [&](const Variant& v) { return same_points(adam_with(v), points); });
   if (!name.empty()) s += "; every point your steps reach is that of " + name;
   return s;
 }
@@ -134,35 +203,59 @@ std::string two_steps() {
 // The tests.
 
 TEST_CASE(
-    "the first step moves each coordinate by lr·g/(|g| + eps) against its gradient") {
-  const std::string why = exercise::quietly(two_steps);
+    "the constructor keeps a state of zeros for each parameter, and the first step "
+    "moves each element by lr·g/(|g| + eps) against its gradient") {
+  const std::string why = exercise::quietly(your_steps);
   INFO(why);
-  std::vector<double> x = {0, 0, 0};
+  Tensor x = zeros({3}).requires_grad_();
+  MyAdam adam({x}, 0.1);
+  REQUIRE_MESSAGE(adam.state.size() == 1, "one state for the one parameter");
+  CHECK_MESSAGE(exercise::agrees(adam.state[0].m, zeros({3}), 0, 0), "m starts at 0");
+  CHECK_MESSAGE(exercise::agrees(adam.state[0].v, zeros({3}), 0, 0), "v starts at 0");
   const std::vector<double> g = {1e-3, -2.0, 50.0};
-  AdamState state;
-  state.m.assign(3, 0), state.v.assign(3, 0);
-  adam_step(x, state, g, 0.1);
+  adam.zero_grad();
+  sum(tensor(g, {3}) * x).backward();
+  adam.step();
   for (int i = 0; i < 3; ++i) {
-    INFO("coordinate ", i, " of 3, its gradient ", g[i]);
-    CHECK(std::fabs(x[i] + 0.1 * g[i] / (std::fabs(g[i]) + 1e-8)) < 1e-15);
+    INFO("element ", i, " of 3, its gradient ", g[i]);
+    CHECK(std::fabs(x.at({i}) + 0.1 * g[i] / (std::fabs(g[i]) + 1e-8)) < 1e-15);
   }
 }
 
-TEST_CASE("30 steps on a bowl agree with litgrad's Adam to 1e-14 of the rate") {
-  const std::string why = exercise::quietly(two_steps);
+TEST_CASE("zero_grad sets every gradient there is to zero, and leaves none made") {
+  const std::string why = exercise::quietly(your_steps);
+  INFO(why);
+  Model model;
+  MyAdam adam(model.parameters(), 0.05);
+  regression_loss(model, 6).backward();
+  adam.zero_grad();
+  CHECK_MESSAGE(exercise::agrees(model.w.grad(), zeros({2, 3}), 0, 0), "W's gradient");
+  CHECK_MESSAGE(exercise::agrees(model.b.grad(), zeros({2}), 0, 0), "b's gradient");
+  CHECK_MESSAGE(!model.u.grad().defined(),
+                "u, which the loss never used, has no gradient to zero");
+}
+
+TEST_CASE(
+    "30 steps of a regression agree with optim::Adam to 1e-10 of the rate, with a "
+    "parameter the loss never uses and one that joins it at step 6") {
+  const std::string why = exercise::quietly(your_steps);
   INFO(why);
   const double lr = 0.05;
-  Tensor t = tensor({1, -2}).requires_grad_();
-  optim::Adam adam({t}, {lr});
-  std::vector<double> x = {1, -2};
-  AdamState state;
-  state.m.assign(2, 0), state.v.assign(2, 0);
-  for (int step = 0; step < 30; ++step) {
+  Model yours, litgrads;
+  MyAdam adam(yours.parameters(), lr);
+  optim::Adam reference(litgrads.parameters(), {lr});
+  for (int step = 1; step <= 30; ++step) {
     adam.zero_grad();
-    (0.5 * sum(tensor({1, 30}) * t * t)).backward();
+    regression_loss(yours, step).backward();
     adam.step();
-    adam_step(x, state, {x[0], 30 * x[1]}, lr);
+    reference.zero_grad();
+    regression_loss(litgrads, step).backward();
+    reference.step();
   }
-  CHECK(std::fabs(x[0] - t.at({0})) < 1e-14 * lr);
-  CHECK(std::fabs(x[1] - t.at({1})) < 1e-14 * lr);
+  CHECK_MESSAGE(exercise::agrees(yours.w, litgrads.w, 1e-10 * lr, 0),
+                "W after 30 steps");
+  CHECK_MESSAGE(exercise::agrees(yours.b, litgrads.b, 1e-10 * lr, 0),
+                "b after 25 steps of its own");
+  CHECK_MESSAGE(exercise::agrees(yours.u, litgrads.u, 0, 0),
+                "u, never used by the loss, never moves");
 }

@@ -1,17 +1,39 @@
-// Exercise 6.2 · Adam by hand. This is your file: write adam_step below, then run
-// `tools/exercise check 06.2`.
+// Exercise 6.2 · Adam, the whole optimiser. This is your file: write MyAdam's
+// constructor, zero_grad and step below, then run `tools/exercise check 06.2`.
 #include <cmath>
 #include <vector>
 
-struct AdamState {
-  int t = 0;                 // steps taken
-  std::vector<double> m, v;  // the running averages, one per coordinate
+#include <litgrad/litgrad.hpp>
+
+using namespace litgrad;
+
+// Adam over a model's parameters, used as optim::Adam is: zero_grad() before each
+// backward(), step() after it. Keep the struct as it is: the tests read it.
+struct MyAdam {
+  MyAdam(std::vector<Tensor> parameters, double lr, double beta1 = 0.9,
+         double beta2 = 0.999, double eps = 1e-8);
+  void zero_grad();
+  void step();
+
+  struct State {
+    int t = 0;    // the steps this parameter has taken
+    Tensor m, v;  // its running averages, each of its shape
+  };
+  std::vector<Tensor> parameters;
+  std::vector<State> state;  // one per parameter, in order
+  double lr, beta1, beta2, eps;
 };
 
-// One step of Adam with bias correction.
-void adam_step(std::vector<double>& x, AdamState& state,
-               const std::vector<double>& gradient, double lr, double beta1,
-               double beta2, double eps) {
-  (void)x, (void)state, (void)gradient, (void)lr, (void)beta1, (void)beta2, (void)eps;
+MyAdam::MyAdam(std::vector<Tensor> parameters, double lr, double beta1, double beta2,
+               double eps)
+    : parameters(std::move(parameters)), lr(lr), beta1(beta1), beta2(beta2), eps(eps) {
+  // your state here
+}
+
+void MyAdam::zero_grad() {
+  // your code here
+}
+
+void MyAdam::step() {
   // your step here
 }
