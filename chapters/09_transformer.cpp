@@ -765,15 +765,15 @@ TEST_CASE(
 // The next two claims train three blocks.
 //
 // Without residual connections each block's output replaces its input, and section 3's
-// argument about products of Jacobians applies from the first step: three blocks at
-// the rate above should learn little. How little? Less than "more than 4 standard
-// errors above the full stack" would say: we claim they learn nothing of their inputs
-// at all. A model that knows nothing does best to predict :math:`q` everywhere, and on
-// the test sequences that costs :math:`H(q)` per prediction, give or take the chance of
-// which symbols the sequences happen to hold; a model that has learned something of its
-// inputs ends below that by more than chance allows. So the claim is that the stack
-// without residuals ends above :math:`H(q)` less 4 standard errors of its own mean test
-// loss (the spread of its sequences' losses over :math:`\sqrt{1024}`, per prediction).
+// argument about products of Jacobians applies from the first step: three blocks at the
+// rate above should learn little. How little? We claim nothing at all: not only do they
+// end above the full stack, they learn nothing of their inputs. A model that knows
+// nothing does best to predict :math:`q` everywhere, and on the test sequences that
+// costs :math:`H(q)` per prediction, give or take the chance of which symbols the
+// sequences happen to hold; a model that has learned something of its inputs ends below
+// that by more than chance allows. So the claim is that the stack without residuals
+// ends above :math:`H(q)` less 4 standard errors of its own mean test loss (the spread
+// of its sequences' losses over :math:`\sqrt{1024}`, per prediction).
 
 // The standard error of a run's test loss per prediction: the spread of its sequences'
 // summed losses, over √n for n sequences, over the predictions in a sequence.
@@ -801,9 +801,8 @@ void check_learns_nothing(const std::string& name,
 
 TEST_CASE(
     "three pre-norm blocks learn the table, and without residual connections they "
-    "learn "
-    "nothing of their inputs, ending above H(q) less 4 standard errors, for three "
-    "seeds") {
+    "learn nothing of their inputs, ending above H(q) less 4 standard errors, for "
+    "three seeds") {
   const Parts full, no_residual{true, false, true};
   for (auto seed : kSeeds)
     out() << "seed " << seed << ": three blocks " << table_run(3, full, seed).loss
