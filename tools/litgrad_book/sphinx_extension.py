@@ -168,7 +168,9 @@ def large_margin_lines(chapters):
     unexplained, explained = rows(False), rows(True)
     lines = ["Claims that check much less than they measure", "-" * 50, "",
              f"A measured number more than {margins.LARGE} times inside its bound (an equality, or a bound on a "
-             "sign, has no margin) belongs to a claim that could say more than it does, unless its chapter says why "
+             "sign, has no margin; a two-sided bound measured over several seeds is judged by how far the seeds "
+             "spread from its middle, not by one draw near it) belongs to a claim that could say more than it does, "
+             "unless its chapter says why "
              f"so large a margin is the point. {len(unexplained)} numbers, in "
              f"{len({(r[0].name, r[1]) for r in unexplained})} claims:", ""]
     lines += bullets(unexplained) + [""]

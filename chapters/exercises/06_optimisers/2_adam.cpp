@@ -21,9 +21,10 @@
 // below that, where a wrong formula moves the points by a good part of the rate.
 
 // %% hint
-// In the constructor, give each parameter a State of zeros of its shape. In step(),
-// work under a NoGradGuard, skip a parameter whose grad() is not defined, and change
-// the parameter itself with sub_: the model holds the same tensor, not a copy.
+// In the constructor, give each parameter a ``State`` of zeros of its shape. In
+// ``step()``, work under a ``NoGradGuard``, skip a parameter whose ``grad()`` is not
+// defined, and change the parameter itself with ``sub_``: the model holds the same
+// tensor, not a copy.
 
 // %% fold: includes
 #include <doctest/doctest.h>
