@@ -183,8 +183,9 @@ TEST_CASE(
 // %% 2 · An autograd in forty lines
 //
 // Finite differences cost two evaluations per input, and even at their best step they
-// keep only about two thirds of the digits (the error there is about
-// :math:`\varepsilon^{2/3}`). There is a better way. Every number a computation makes
+// keep only about two thirds of the digits (the balance of truncation and rounding
+// predicts an error of order :math:`\varepsilon^{2/3}` near the best step; a single
+// step can land luckier). There is a better way. Every number a computation makes
 // comes from an operation on earlier numbers, and each operation knows its own
 // derivatives: :math:`c = a b` has :math:`\partial c / \partial a = b`. If every number
 // remembers the numbers it was made from and how to pass a gradient back to them, one

@@ -741,10 +741,10 @@ TEST_CASE(
 // allows for both. We run SGD with batches of 8 from the best line itself, so that only
 // the floor is measured, at rates 0.025, 0.05, 0.1 and 0.2, averaging the excess loss
 // over 16,000 steps, for three seeds. The test measures each average's noise: it splits
-// the steps into 20 blocks of 800, much longer than the walk's memory of about
-// :math:`1 / (\eta \lambda_{\min}) \le 60` steps, and takes the standard error of the
-// block means, which gives each factor's standard error. The claim: every factor lies
-// within four of its standard errors of the predicted range.
+// the steps into 20 blocks of 800, much longer than the walk's memory, :math:`1 / (\eta
+// \lambda_{\min})`, about 60 steps at the smallest rate, and takes the standard
+// error of the block means, which gives each factor's standard error. The claim: every
+// factor lies within four of its standard errors of the predicted range.
 //
 // .. figure:: noise_floor
 //

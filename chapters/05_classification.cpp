@@ -15,7 +15,7 @@
 // that learns its training points by heart doing worse than a line. On Gaussian blobs
 // we compare every classifier with the best one possible, on the very same points; on
 // two rings we find the best line there is by searching all of them, and see why the
-// line that cross-entropy picks is no better than a coin.
+// line that cross-entropy picks is barely better than a coin.
 //
 // Chapter 8 uses softmax to turn attention scores into weights. What it starts from is
 // measured here: the weights are positive, sum to one, keep the scores' order and do
@@ -396,16 +396,19 @@ TEST_CASE(
 // classifiers on the *same* test points: each point gives the difference of the two
 // verdicts, 1, 0 or -1, and the mean of those differences has a standard error of
 // their standard deviation over :math:`\sqrt{3000}`. Where the two classifiers agree
-// the difference is 0 and adds no noise, so this *paired* standard error (the run
-// prints it) is several times smaller than each accuracy's own,
-// :math:`\sqrt{p(1 - p)/3000} \approx 0.007`. Why should the gap be
+// the difference is 0 and adds no noise, so this *paired* standard error is small where
+// they rarely disagree (its square is at most the share of points on which they
+// disagree, over 3,000), and below each accuracy's own,
+// :math:`\sqrt{p(1 - p)/3000} \approx 0.007`, whenever they disagree on fewer than
+// :math:`p(1 - p)` of the points. Why should the gap be
 // within a few of those? A trained boundary sits some :math:`\delta` from the Bayes
 // boundary, about 0.1 with 400 points to place each; and on the Bayes boundary the two
 // classes are equally dense, so moving it by :math:`\delta` costs accuracy only in
-// proportion to :math:`\delta^2`: of order :math:`\tfrac12 c\, \delta^2 \approx
-// 0.0006` per boundary here, :math:`c \approx 0.115` being how fast the difference of
-// the two classes' densities (each weighted by its share, a third) grows across the
-// boundary, summed along it (a numerical integral), less than a paired standard error.
+// proportion to :math:`\delta^2`: of order :math:`\tfrac12 c\, \delta^2` per boundary,
+// :math:`c` being how fast the difference of the two classes' densities (each weighted
+// by its share, a third) grows across the boundary, summed along it. For blobs this far
+// apart :math:`c` is of order 0.1, so the cost is of order :math:`10^{-4}` to
+// :math:`10^{-3}`, less than a paired standard error.
 // We ask for the gap to be within four, for three seeds.
 
 constexpr double kRadius = 1.5;  // the blobs' centres' distance from the origin

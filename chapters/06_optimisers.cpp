@@ -333,7 +333,8 @@ TEST_CASE(
 // .. figure:: steps_against_kappa
 //
 //    Steps to shrink the distance a millionfold against the condition number, both axes
-//    logarithmic: gradient descent's line has slope 1, the heavy ball's about 1/2.
+//    logarithmic: gradient descent's line has slope near 1, the heavy ball's near 1/2
+//    (the account prints both slopes).
 
 // %% fold: drawing the steps against κ, and the slope of a log-log line
 void draw_steps(const std::vector<double>& gd, const std::vector<double>& heavy) {
@@ -916,8 +917,8 @@ TEST_CASE(
 // .. figure:: lr_sweep
 //
 //    The loss after 500 steps of plain SGD against the learning rate (the first seed),
-//    both axes logarithmic, with 2/λ0 and 4/λ0 dashed. Small rates are slow; the best
-//    lie just below the cliff; past it the loss overflows and has no point. Clipped to
+//    both axes logarithmic, with 2/λ0 and 4/λ0 dashed. Small rates are slow; past the
+//    cliff the loss overflows and has no point. Clipped to
 //    norm 1 (section 4), no rate overflows.
 
 // %% fold: the sweep, and drawing it
@@ -991,11 +992,11 @@ TEST_CASE(
 // Adam's first step moves every parameter by the full rate (section 2), whatever its
 // gradient, and its averages of :math:`g` and :math:`g^2` rest on a handful of steps.
 // At a large rate that first stretch can throw the network far from where it started:
-// at rate 0.25 on the sine fit, the loss climbs to several times its start before it
-// comes back down. A *warm-up* raises the rate from near 0 to its full value over the
-// first steps, here linearly over 100, :math:`\eta_t = \eta \min(1, (t + 1)/100)`, with
-// ``lr_scheduler::LambdaLR`` (the loop above calls its ``step()`` after the
-// optimiser's). The first step is then a hundredth of the rate, and by the time the
+// at rate 0.25 on the sine fit, the loss climbs above its start in the first steps (the
+// account prints how far). A *warm-up* raises the rate from near 0 to its full value
+// over the first steps, here linearly over 100, :math:`\eta_t = \eta \min(1, (t +
+// 1)/100)`, with ``lr_scheduler::LambdaLR`` (the loop above calls its ``step()`` after
+// the optimiser's). The first step is then a hundredth of the rate, and by the time the
 // rate is large, the averages have seen many gradients and the network has found its
 // way down. The claim, for three seeds: without the warm-up, the loss at some step of
 // the first 1,000 exceeds the starting loss; with it, the loss never returns to where
@@ -1043,7 +1044,7 @@ TEST_CASE(
 // %%
 // Past the cliff, plain SGD fails by feeding itself: a step overshoots along a steep
 // direction, the gradient there is larger, so the next step is larger still, and the
-// loss overflows within a few dozen steps. *Clipping* cuts that loop. Before each step,
+// loss overflows. *Clipping* cuts that loop. Before each step,
 // ``nn::utils::clip_grad_norm_`` measures the length of all the gradients together,
 // :math:`|g| = \sqrt{\sum_p |g_p|^2}` over every parameter :math:`p`, and if it exceeds
 // a limit :math:`c` it scales every gradient by :math:`c / |g|` (torch's rule, exactly:

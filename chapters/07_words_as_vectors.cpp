@@ -575,7 +575,8 @@ double cheapest_confusion(const Pairs& p) {
 // template of :math:`n` words gives :math:`4n - 6` pairs), and 200 more sentences held
 // out. Most pairs occur many times, so the loss, a mean over the corpus's pairs, is
 // computed once per distinct pair and weighted by that pair's share: the same number,
-// about a hundred times cheaper. The training loop:
+// for the cost of the distinct pairs rather than of every occurrence. The training
+// loop:
 
 // A word's vector, then a score for every word as its neighbour: ids [n] → [n, V].
 struct SkipGram : nn::Module {
@@ -718,7 +719,7 @@ TEST_CASE(
 // .. figure:: loss_against_truth
 //
 //    The training loss of the first seed's model at every step (it is measured on the
-//    sampled corpus, whose own best is a little below the generator's), with the
+//    sampled corpus, not on the generator's distribution), with the
 //    generator's H(O | C), the same plus the cheapest confusion of two groups, and
 //    H(O), the loss of ignoring the word.
 

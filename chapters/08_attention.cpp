@@ -514,7 +514,8 @@ void draw_flag_figures() {
 // :math:`\ln(0.9 \cdot 7 / 0.1) \approx 4.1` over the seven others) leaves about
 // :math:`1.1\%` of the variance. We call the task solved when the mean weight on the
 // flag, over the test examples, is above 0.9 and the error below 1% of the variance,
-// for every seed; a model trained for a tenth of the steps is not there yet.
+// for every seed; a model trained for a tenth of the steps is not there yet (the
+// catalogue's under-training mutation turns the claim red).
 //
 // .. figure:: flag_training
 //
@@ -941,20 +942,20 @@ void draw_saturation(double coefficient) {
 // Without the scale, a query's scores against its keys have standard deviation
 // :math:`|q| \approx \sqrt d`, so the weight left to the other keys falls like
 // :math:`f_G(0) \ln 2 / \sqrt d`: for :math:`S = 8` the run computes :math:`f_G(0) \ln
-// 2` by the trapezoid rule (it is about 0.99). The terms the approximation drops are
-// smaller by a factor of order :math:`1/\sigma`, so we hold the measured mean within
-// four standard errors plus a fraction :math:`1/\sqrt d` of the prediction, for
+// 2` by the trapezoid rule (the account prints it). The terms the approximation drops
+// are smaller by a factor of order :math:`1/\sigma`, so we hold the measured mean
+// within four standard errors plus a fraction :math:`1/\sqrt d` of the prediction, for
 // :math:`d` = 64 and 256. With the scale the scores keep unit variance, so the softmax
-// sees at every :math:`d` what it sees for eight independent standard normal scores;
-// at :math:`d = 256` we hold the weight left within four standard errors (of the
+// sees at every :math:`d` what it sees for eight independent standard normal scores; at
+// :math:`d = 256` we hold the weight left within four standard errors (of the
 // difference) of theirs.
 //
 // .. figure:: scale_saturation
 //
 //    The weight the top key leaves to the seven others, on average, against the
 //    features per query, on log-log axes. Without the scale it falls along the
-//    predicted :math:`0.99/\sqrt d` (dashed): the softmax saturates. With the scale it
-//    stays put.
+//    predicted :math:`f_G(0) \ln 2/\sqrt d` (dashed): the softmax saturates. With the
+//    scale it stays put.
 
 // f_G(0) = S(S-1) ∫ φ(x)² Φ(x)^(S-2) dx, by the trapezoid rule on [-10, 10].
 double gap_density_at_zero(int S) {
@@ -1163,7 +1164,8 @@ void draw_causal_weights(const Tensor& w) {  // w: [1, 2, L, L], per head
 // a library skip the scores the mask would hide. litgrad takes the hint in both
 // :cpp:func:`litgrad::scaled_dot_product_attention` (alone, in place of a mask) and
 // :cpp:class:`litgrad::nn::MultiheadAttention` (beside the mask, as torch asks), checks
-// it, refusing a mask that is not causal where torch would trust it, and gives the same
+// it, refusing a mask that is not causal where torch would trust it (the library's
+// bad-input tests check the refusal), and gives the same
 // numbers, bit for bit. (Where a product is large enough for its blocked kernel, it
 // leaves the hidden scores out; the library's kernel tests hold that path to the same
 // bits. The sentence of this section is too short for it.)

@@ -514,7 +514,8 @@ TEST_CASE(
 // memory of 64 hidden units that each respond to some pairs and not others (Geva et
 // al., 2021, read a trained Transformer's feed-forward layers as such key-value
 // memories). The table is large on purpose: attention's own softmax is nonlinear in the
-// pair, and a small enough table can be fitted by attention and the norms alone.
+// pair, so we expect that a small enough table could be fitted by attention and the
+// norms alone (we do not test that).
 //
 // Positions enter differently from chapter 8. There, a token was a value with fixed
 // sinusoids *concatenated* beside it, which kept value and position apart for the
@@ -759,8 +760,9 @@ TEST_CASE(
 
 // %%
 // Without a feed-forward network the block is not helpless: the account shows how far
-// attention and the norms alone get. Where the network is missing, stacking more
-// blocks partly makes up for it, each adding more of those nonlinearities; the residual
+// attention and the norms alone get. Where the network is missing, we would expect
+// stacking more blocks to make up for it in part, each adding more of those
+// nonlinearities (not tested here); the residual
 // connections and the norms' place are about stacking itself, so they show in a stack.
 // The next two claims train three blocks.
 //

@@ -576,7 +576,8 @@ std::int64_t parameter_count(const nn::Module& m) {
 // annealing). Every 500 steps we record the mean training loss since the last record
 // and the validation loss on 500 of the validation words.
 //
-// The model has tens of thousands of parameters (the account prints how many) and is
+// The model's parameters number in the tens of thousands (the account prints the
+// count) and it is
 // trained for each of three seeds, so the chapter takes longer than most, up to 130 s
 // on one core. Since every claim runs as its own process, the first process to train a
 // seed keeps the model beside the chapter's program (``book::train_once``, which saves
@@ -755,8 +756,9 @@ TEST_CASE(
 // occurrence in the training words at once, where the Transformer must learn it by
 // gradient steps, from the batches it happens to draw. What the Transformer has that
 // counting lacks is reach: it reads the whole word so far, where counts of longer
-// contexts run thin (section 1); given steps enough, it learns what the counts know
-// and uses that reach too.
+// contexts run thin (section 1). Given steps enough, we expect it to learn what the
+// counts know and to use that reach too; the claim below shows that it ends ahead of
+// the counts, not which of the two it used.
 
 TEST_CASE(
     "after 4,000 steps the Transformer is ahead of the trigram and of the four-gram, "
@@ -1008,8 +1010,9 @@ TEST_CASE(
 // expected output is what it was; this is *inverted* dropout, torch's form (the paper
 // scaled the weights at evaluation instead), and exercise 3 writes it.
 // :cpp:class:`litgrad::nn::Dropout`, like torch's, acts only in training mode, and a
-// module's ``eval()`` and ``train()`` switch it and every module inside; forget
-// ``eval()`` and every prediction stays noisy. Each record is taken in evaluation mode.
+// module's ``eval()`` and ``train()`` switch it and every module inside (the library's
+// own tests check both); forget ``eval()`` and every prediction stays noisy. Each
+// record is taken in evaluation mode.
 //
 // .. figure:: overfitting_curves
 //
@@ -1319,8 +1322,8 @@ TEST_CASE(
 // .. figure:: word_lengths
 //
 //    The lengths of the dictionary's words, of 2,000 words written by the model (first
-//    seed) and of 2,000 written by the bigram model. The bigram writes far too many
-//    short words, and, since both writers stop at 10 letters, its last bar also
+//    seed) and of 2,000 written by the bigram model. Since both writers stop at 10
+//    letters, the last bar of each also
 //    collects every word that would have run longer.
 
 // %% fold: the bigram's writing, and the length histograms

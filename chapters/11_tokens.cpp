@@ -4,13 +4,13 @@
 // Chapter 10's model read words one letter at a time, from an alphabet of 27 symbols
 // fixed in advance. Running text is less tidy. It has capitals, digits and punctuation,
 // and as soon as a person types it, characters from any language. And letters are a
-// slow way to read: a model that looks back over 64 positions sees 64 characters, about
-// a dozen words. This chapter builds the kind of tokenizer GPT-2 introduced for both
-// problems, which many models since use (OpenAI's later GPTs, RoBERTa, Llama 3). Text
-// is stored as bytes, and with one token for each of the 256 byte values no text is
-// ever unknown. *Byte-pair encoding* then grows the vocabulary from the text itself:
-// count every pair of neighbouring tokens, make the most frequent pair a token of its
-// own, and repeat.
+// slow way to read: a model that looks back over 64 positions sees 64 characters, a
+// dozen or so words of English. This chapter builds the kind of tokenizer GPT-2
+// introduced for both problems, which many models since use (OpenAI's later GPTs,
+// RoBERTa, Llama 3). Text is stored as bytes, and with one token for each of the 256
+// byte values no text is ever unknown. *Byte-pair encoding* then grows the vocabulary
+// from the text itself: count every pair of neighbouring tokens, make the most frequent
+// pair a token of its own, and repeat.
 //
 // We take one merge by hand on a small text, show that the library's tokenizer makes
 // the same merges, train it on English running text, WordNet's definitions, and
@@ -1156,11 +1156,11 @@ TEST_CASE(
 //
 // A model is trained on the ids one tokenizer gives, so whatever reads its text later
 // must get exactly the same merges: chapter 12 keeps its own tokenizer this way.
-// :cpp:func:`litgrad::BPETokenizer::save` writes them to a small text file, one
-// merge a line, and :cpp:func:`litgrad::BPETokenizer::load` reads them back strictly:
-// a file cut short or corrupt is refused with an error, and the tokenizer left as it
-// was. The test saves the trained tokenizer, loads it into a fresh one and encodes
-// every held-out definition with both.
+// :cpp:func:`litgrad::BPETokenizer::save` writes them to a small text file, one merge a
+// line, and :cpp:func:`litgrad::BPETokenizer::load` reads them back strictly: a file
+// cut short or corrupt is refused with an error, and the tokenizer left as it was (the
+// library's tests check both). The test saves the trained tokenizer, loads it into a
+// fresh one and encodes every held-out definition with both.
 
 TEST_CASE(
     "a tokenizer saved and loaded encodes every held-out definition to the same ids") {
