@@ -1387,7 +1387,8 @@ TEST_CASE(
     "a row whose every key is masked: with -inf its weights and output are "
     "NaN, and NaN reaches the gradients of three of the layer's four "
     "parameters though the loss leaves the row out, while with the lowest "
-    "double it attends uniformly and with -1e9 as if unmasked") {
+    "double it attends uniformly, and leaks exactly nothing in a partly masked "
+    "row, and with -1e9 as if unmasked") {
   const MaskedRow inf = mask_row_2(-INFINITY);
   book::check("NaN weights in row 2, -inf", nans(select(inf.weights, 0, 2)), "of 4",
               book::exactly(4));
@@ -1405,6 +1406,9 @@ TEST_CASE(
               book::exactly(0));
   book::check("parameters with a NaN gradient, lowest double",
               lowest.projections_with_nan + (lowest.nans_in_out_bias > 0), "of 4",
+              book::exactly(0));
+  book::check("leak with the lowest double", leak(-DBL_MAX),
+              "the weight on the hidden key of a partly masked row, as with -inf",
               book::exactly(0));
   const Tensor unmasked = select(mask_row_2(0).weights, 0, 2);
   const Tensor billion = select(mask_row_2(-1e9).weights, 0, 2);
