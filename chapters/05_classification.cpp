@@ -630,7 +630,7 @@ TEST_CASE(
 // 16% of all points do. A line cannot bend round them; a network of 64 tanh units
 // trained for 5,000 steps can, and does: it is right on nearly all of its training
 // points, more than any classifier can be on fresh points (that is what the Bayes rate
-// means), having carved a little region around each wrong-side point. Those regions
+// means), having carved little regions around wrong-side points. Those regions
 // are noise, not rule, and on fresh points they cost: the network is right *less*
 // often than the line. This is *overfitting*, and the test set is how it is seen. (A
 // test set used to choose between models, or to decide when to stop training, is no
@@ -647,7 +647,7 @@ TEST_CASE(
 //
 //    The same 40 training points, and the class each model picks at every point of the
 //    plane: the line (left) splits the plane where the Bayes classifier does; the
-//    network (right) has drawn islands around the points on the wrong side.
+//    network (right) has drawn islands around points on the wrong side.
 
 // n points of each of two classes, normal around (-1, 0) and (1, 0).
 Labelled two_blobs(std::int64_t n, Generator& gen) {
