@@ -410,7 +410,8 @@ TEST_CASE(
   backward(g.result);
   const double h = 1e-5, delta = 1e-3;
   const double x[3] = {kA, kB, kC};
-  double worst = 0;  // the largest |gap - truncation| as a fraction of its allowance
+  double worst = 0;     // the largest |gap - truncation| as a fraction of its allowance
+  double left_out = 0;  // the largest of the three t.left_out
   for (int i = 0; i < 3; ++i) {
     double up[3] = {x[0], x[1], x[2]}, down[3] = {x[0], x[1], x[2]};
     up[i] += h, down[i] -= h;  // rounded; the steps taken are exact differences
@@ -435,6 +436,7 @@ TEST_CASE(
             (delta * delta / 12 * 100 + 4 * A / (delta * delta)) * spread / 6 +
             100 * std::pow(h, 4) / 120 + 30 * std::fabs(hp - hm) * h * h / 12};
     const double allowance = t.evaluations + t.division + t.autograd + t.left_out;
+    left_out = std::max(left_out, t.left_out);
     const double gap = estimate - gradient(x, i);
     worst = std::max(worst, std::fabs(gap - truncation) / allowance);
     out() << "input " << i << ": gap " << gap << " = truncation " << truncation << " + "
@@ -446,6 +448,9 @@ TEST_CASE(
               "the worst of the three gradients, its gap from the central difference "
               "less the predicted truncation, over the derived rounding",
               book::at_most(1.0));
+  book::check("largest term left out", left_out,
+              "the g'' term, the third derivative's error and the remainder, together",
+              book::below(1e-15));
   draw_graph(g);
 }
 

@@ -93,6 +93,7 @@ TEST_CASE(
       for (std::int64_t j = 0; j < k; ++j)
         out_of_order += z.at({r, i}) > z.at({r, j}) && !(p.at({r, i}) > p.at({r, j}));
   const Tensor far = softmax(tensor({0, -700, -800}), 0);
+  const Tensor edge = softmax(tensor({0, -745, -745.2}), 0);  // either side of 745.13
   out() << "softmax(0, -700, -800) = (" << far.at({0}) << ", " << far.at({1}) << ", "
         << far.at({2}) << ")\n";
   book::check("smallest probability", min(p).item(), "over the 1,000 rows",
@@ -106,6 +107,10 @@ TEST_CASE(
   book::check("probability of -700", far.at({1}), "e^-700, tiny but positive",
               book::above(0));
   book::check("probability of -800", far.at({2}), "e^-800, below the smallest double",
+              book::exactly(0));
+  book::check("probability of -745", edge.at({1}), "rounds up to the smallest double",
+              book::above(0));
+  book::check("probability of -745.2", edge.at({2}), "below half the smallest double",
               book::exactly(0));
 }
 
