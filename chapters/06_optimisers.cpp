@@ -414,6 +414,10 @@ TEST_CASE(
               book::at_most(1).large_margin_because(book::kWholeSteps));
   const double gd_f = gradient_descent_formula(1000),
                heavy_f = heavy_ball_formula(1000);
+  book::check("gradient descent's formula at κ = 1000", gd_f,
+              "steps, as the prose says", book::exactly(6908));
+  book::check("the heavy ball's formula at κ = 1000", heavy_f,
+              "steps, as the prose says", book::exactly(315));
   book::check("ratio at κ = 1000", gd.back() / heavy.back(),
               "gradient descent's steps over momentum's",
               book::between((gd_f - 1) / (heavy_f + 1), (gd_f + 1) / (heavy_f - 1))
