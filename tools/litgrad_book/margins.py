@@ -61,12 +61,10 @@ def margin(value, bound):
         return a / value if value > 0 else math.inf
     if relation in ("≥", ">"):
         return value / a if a > 0 else None
-    if relation == "within":
-        off = abs(value - a)
-        return b / off if off > 0 else math.inf
-    if relation == "between":
-        off = abs(value - (a + b) / 2)
-        return (b - a) / 2 / off if off > 0 else math.inf
+    two_sided = _distance(value, bound)
+    if two_sided:
+        off, half_width = two_sided
+        return half_width / off if off > 0 else math.inf
     return None  # "=": the claim itself
 
 
@@ -90,9 +88,9 @@ def of_claim(claim):
     measured = claim.get("measured", [])
     spread = {}  # (name without its seed, bound) -> distances from the interval's middle
     for m in measured:
-        if m.get("bound") and _SEED.search(m["name"]) and _distance(m["value"], m["bound"]):
-            key = (_SEED.sub("", m["name"]), m["bound"])
-            spread.setdefault(key, []).append(_distance(m["value"], m["bound"]))
+        two_sided = _distance(m["value"], m["bound"]) if m.get("bound") else None
+        if two_sided and _SEED.search(m["name"]):
+            spread.setdefault((_SEED.sub("", m["name"]), m["bound"]), []).append(two_sided)
     found = []
     for m in measured:
         if not m.get("bound"):
