@@ -1,14 +1,17 @@
 // book::GPT and the book's long run (book/payoff.hpp): the model's sizes and causality, its
 // record's file, and the kept run in chapters/payoff reproduced: its tokenizer retrained, its
-// first steps rerun to the checksum kept beside it.
+// first steps rerun to the checksum kept beside it, the scale study's two smaller runs' too.
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -85,6 +88,7 @@ TEST_CASE("a payoff record is written and read back exactly, and a malformed lin
   r.curves["step"] = {500, 1000};
   r.curves["training"] = {2.0 / 3.0, 1.5};
   r.curves["held out"] = {0.1 + 0.2, 1e-300};
+  r.curves["held-out error"] = {0.01, 1.0 / 3.0};
   const std::string path = (fs::temp_directory_path() / ("litgrad-record-" + std::to_string(::getpid()))).string();
   book::save_payoff_record(r, path);
   const book::PayoffRecord back = book::load_payoff_record(path);
@@ -111,7 +115,10 @@ TEST_CASE(
   text.end_of_text = end;
   text.training = tokenizer.encode(words);
   text.training.push_back(end);
-  text.held_out = tokenizer.encode(words.substr(0, 400));
+  text.held_out = tokenizer.encode(  // windows unlike one another, so their errors spread
+      "the waters were good.\nand the light was divided from the waters, and the light was good, and "
+      "the waters were divided.\nlight.\nand the waters were good, and good, and the light was divided "
+      "from the light and the waters from the waters.\nthe light was good.\n");
   text.held_out.push_back(end);
   book::PayoffConfig config;
   config.model = {end + 1, 16, 2, 2, 32};
@@ -128,10 +135,28 @@ TEST_CASE(
   CHECK(first.checksums[0].second != first.checksums[1].second);
   CHECK(first.curves.at("step") == std::vector<double>{3, 6});
   CHECK(first.curves.at("held out").size() == 2);
+  CHECK(first.curves.at("held-out error").size() == 2);
   CHECK(again.checksums == first.checksums);
   CHECK(again.curves == first.curves);
   Generator gen(config.seed);
   book::GPT model(config.model, gen);
+  // The held-out cost: the sum the run makes, over ln 2 and the characters; its error, the
+  // ratio of sums' over the windows, recomputed here from each window's nats and characters.
+  const book::HeldOutWindows w = book::held_out_windows(model, text, tokenizer);
+  const book::HeldOutCost cost = book::held_out_cost(model, text, tokenizer);
+  REQUIRE(w.nats.size() >= 2);
+  CHECK(cost.standard_error > 0);
+  double characters = 0, nats = 0;
+  for (std::size_t i = 0; i < w.nats.size(); ++i) characters += w.characters[i], nats += w.nats[i];
+  const auto scored = static_cast<std::ptrdiff_t>(w.nats.size() * config.model.block_size);
+  CHECK(characters == book::characters_of({text.held_out.begin() + 1, text.held_out.begin() + 1 + scored}, tokenizer));
+  CHECK(cost.bits_per_character == w.nats_as_summed / std::log(2.0) / characters);
+  CHECK(std::fabs(nats - w.nats_as_summed) <= 1e-12 * nats);
+  const double ratio = nats / characters, n = static_cast<double>(w.nats.size());
+  double spread = 0;
+  for (std::size_t i = 0; i < w.nats.size(); ++i)
+    spread += (w.nats[i] - ratio * w.characters[i]) * (w.nats[i] - ratio * w.characters[i]) / (n - 1);
+  CHECK(cost.standard_error == doctest::Approx(std::sqrt(spread * n) / characters / std::log(2.0)).epsilon(1e-12));
   CHECK_THROWS_WITH_AS(book::train_payoff(model, text, tokenizer, config, 0),
                        "train_payoff: last_step 0 is outside [1, 8]", ValueError);
   CHECK_THROWS_AS(book::train_payoff(model, text, tokenizer, config, 9), ValueError);
@@ -146,28 +171,32 @@ TEST_CASE(
 // initial weights, its learning rate and its GELU through them, so on a CPU without FMA the
 // first steps give other bits, and the test says so instead of comparing.
 TEST_CASE(
-    "the kept long run is what tools/payoff makes: its tokenizer retrained is the kept file, the kept weights "
-    "hash to the kept final checksum, and on a CPU with FMA its first steps rerun give the kept checksum") {
-  const book::PayoffConfig config;
-  const BPETokenizer tokenizer = book::payoff_tokenizer(book::bible(), config);
+    "the kept runs are what tools/payoff makes: the tokenizer retrained is the kept file, each run's kept weights "
+    "hash to its kept final checksum, and on a CPU with FMA each run's first steps rerun give its kept checksum") {
+  const std::vector<book::PayoffRun> runs = book::payoff_runs();
+  const BPETokenizer tokenizer = book::payoff_tokenizer(book::bible(), runs.front().config);
   const std::string retrained = (fs::temp_directory_path() / ("litgrad-bpe-" + std::to_string(::getpid()))).string();
   tokenizer.save(retrained);
   CHECK(bytes_of(retrained) == bytes_of(kKept / "tokenizer.bpe"));
   fs::remove(retrained);
-  const book::PayoffRecord kept = book::load_payoff_record((kKept / "record.txt").string());
-  REQUIRE(kept.checksums.size() == 2);
-  CHECK(kept.checksums[0].first == config.prefix);
-  CHECK(kept.checksums[1].first == config.steps);
-  Generator gen(config.seed);
-  book::GPT model(config.model, gen);
-  if (__builtin_cpu_supports("fma")) {
-    const book::PayoffRecord rerun =
-        book::train_payoff(model, book::payoff_text(book::bible(), tokenizer), tokenizer, config, config.prefix);
-    REQUIRE(rerun.checksums.size() == 1);
-    CHECK(rerun.checksums[0] == kept.checksums[0]);
-  } else {
-    MESSAGE("this CPU has no FMA: the first steps' checksum is not compared (the comment above says why)");
+  const book::PayoffText text = book::payoff_text(book::bible(), tokenizer);
+  for (const book::PayoffRun& run : runs) {
+    CAPTURE(run.name);
+    const book::PayoffConfig& config = run.config;
+    const book::PayoffRecord kept = book::load_payoff_record((kKept / run.record_file).string());
+    REQUIRE(kept.checksums.size() == 2);
+    CHECK(kept.checksums[0].first == config.prefix);
+    CHECK(kept.checksums[1].first == config.steps);
+    Generator gen(config.seed);
+    book::GPT model(config.model, gen);
+    if (__builtin_cpu_supports("fma")) {
+      const book::PayoffRecord rerun = book::train_payoff(model, text, tokenizer, config, config.prefix);
+      REQUIRE(rerun.checksums.size() == 1);
+      CHECK(rerun.checksums[0] == kept.checksums[0]);
+    } else {
+      MESSAGE("this CPU has no FMA: the first steps' checksum is not compared (the comment above says why)");
+    }
+    nn::load(model, (kKept / run.state_file).string());
+    CHECK(book::parameter_checksum(model) == kept.checksums[1].second);
   }
-  nn::load(model, (kKept / "gpt.state").string());
-  CHECK(book::parameter_checksum(model) == kept.checksums[1].second);
 }

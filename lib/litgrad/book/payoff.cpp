@@ -18,6 +18,7 @@
 #include "litgrad/core/grad_mode.hpp"
 #include "litgrad/nn/utils.hpp"
 #include "litgrad/ops/loss.hpp"
+#include "litgrad/ops/reduction.hpp"
 #include "litgrad/optim/adam.hpp"
 #include "litgrad/optim/lr_scheduler.hpp"
 
@@ -68,21 +69,39 @@ double characters_of(const std::vector<std::int64_t>& ids, const BPETokenizer& t
   return characters;
 }
 
-double held_out_bits_per_character(const GPT& model, const PayoffText& text, const BPETokenizer& tokenizer) {
+HeldOutWindows held_out_windows(const GPT& model, const PayoffText& text, const BPETokenizer& tokenizer) {
   NoGradGuard no_grad;
   const std::int64_t T = model.config.block_size, V = model.config.vocab_size;
   const auto windows = (static_cast<std::int64_t>(text.held_out.size()) - 1) / T;
-  double nats = 0;
-  std::vector<std::int64_t> targets_all;
+  HeldOutWindows w;
   for (std::int64_t from = 0; from < windows; from += 16) {
     const std::int64_t to = std::min(windows, from + 16);
     const auto begin = text.held_out.begin() + from * T, end = text.held_out.begin() + to * T;
     const std::vector<std::int64_t> x(begin, end), y(begin + 1, end + 1);
-    targets_all.insert(targets_all.end(), y.begin(), y.end());
-    const Tensor scores = model(ids_tensor(x, {to - from, T}));  // [n, T, V]
-    nats += cross_entropy(scores.reshape({-1, V}), ids_tensor(y, {(to - from) * T}), Reduction::Sum).item();
+    const Tensor scores = model(ids_tensor(x, {to - from, T})).reshape({-1, V});  // [n T, V]
+    const Tensor targets = ids_tensor(y, {(to - from) * T});
+    w.nats_as_summed += cross_entropy(scores, targets, Reduction::Sum).item();
+    const Tensor per_window = sum(cross_entropy(scores, targets, Reduction::None).reshape({to - from, T}), {1});
+    for (std::int64_t k = 0; k < to - from; ++k) {
+      w.nats.push_back(per_window.at({k}));
+      w.characters.push_back(characters_of({y.begin() + k * T, y.begin() + (k + 1) * T}, tokenizer));
+    }
   }
-  return nats / std::log(2.0) / characters_of(targets_all, tokenizer);
+  return w;
+}
+
+HeldOutCost held_out_cost(const GPT& model, const PayoffText& text, const BPETokenizer& tokenizer) {
+  const HeldOutWindows w = held_out_windows(model, text, tokenizer);
+  double characters = 0;
+  for (double c : w.characters) characters += c;
+  const double ratio = w.nats_as_summed / characters, n = static_cast<double>(w.nats.size());
+  double spread = 0;
+  for (std::size_t i = 0; i < w.nats.size(); ++i) {
+    const double r = w.nats[i] - ratio * w.characters[i];
+    spread += r * r;
+  }
+  // The mean divided as the record has always divided it, by ln 2 and then the characters.
+  return {w.nats_as_summed / std::log(2.0) / characters, std::sqrt(spread * n / (n - 1)) / characters / std::log(2.0)};
 }
 
 std::string parameter_checksum(const nn::Module& module) {
@@ -137,7 +156,9 @@ PayoffRecord train_payoff(GPT& model, const PayoffText& text, const BPETokenizer
       model.eval();
       record.curves["step"].push_back(step);
       record.curves["training"].push_back(since / counted * tokens_per_character / std::log(2.0));
-      record.curves["held out"].push_back(held_out_bits_per_character(model, text, tokenizer));
+      const HeldOutCost held_out = held_out_cost(model, text, tokenizer);
+      record.curves["held out"].push_back(held_out.bits_per_character);
+      record.curves["held-out error"].push_back(held_out.standard_error);
       model.train();
       since = 0, counted = 0;
       if (progress) progress(record);
@@ -152,9 +173,9 @@ void save_payoff_record(const PayoffRecord& record, const std::string& path) {
   const auto& c = record.curves;
   const std::size_t n = c.count("step") ? c.at("step").size() : 0;
   for (std::size_t i = 0; i < n; ++i) {
-    char line[160];
-    std::snprintf(line, sizeof line, "step %.17g training %.17g held_out %.17g\n", c.at("step")[i], c.at("training")[i],
-                  c.at("held out")[i]);
+    char line[200];
+    std::snprintf(line, sizeof line, "step %.17g training %.17g held_out %.17g error %.17g\n", c.at("step")[i],
+                  c.at("training")[i], c.at("held out")[i], c.at("held-out error")[i]);
     text << line;
   }
   const std::string partial = path + ".partial-" + std::to_string(::getpid());
@@ -173,19 +194,21 @@ PayoffRecord load_payoff_record(const std::string& path) {
   std::string line;
   for (int number = 1; std::getline(f, line); ++number) {
     std::istringstream words(line);
-    std::string kind, checksum, training, held;
+    std::string kind, checksum, training, held, error;
     int step = 0;
-    double s = 0, t = 0, h = 0;
+    double s = 0, t = 0, h = 0, e = 0;
     bool ok = false;
     if (words >> kind && kind == "checksum") {
       ok = static_cast<bool>(words >> step >> checksum) && checksum.size() == 16;
       if (ok) record.checksums.emplace_back(step, checksum);
     } else if (kind == "step") {
-      ok = static_cast<bool>(words >> s >> training >> t >> held >> h) && training == "training" && held == "held_out";
+      ok = static_cast<bool>(words >> s >> training >> t >> held >> h >> error >> e) && training == "training" &&
+           held == "held_out" && error == "error";
       if (ok) {
         record.curves["step"].push_back(s);
         record.curves["training"].push_back(t);
         record.curves["held out"].push_back(h);
+        record.curves["held-out error"].push_back(e);
       }
     }
     std::string rest;
@@ -193,6 +216,18 @@ PayoffRecord load_payoff_record(const std::string& path) {
       throw ValueError("load_payoff_record: ", path, ":", number, " is malformed: '", line, "'");
   }
   return record;
+}
+
+std::vector<PayoffRun> payoff_runs() {
+  const auto sized = [](std::string name, std::int64_t width, std::int64_t blocks, std::int64_t heads,
+                        std::string state_file, std::string record_file) {
+    PayoffConfig config;
+    config.model.n_embd = width, config.model.n_layer = blocks, config.model.n_head = heads;
+    return PayoffRun{std::move(name), config, std::move(state_file), std::move(record_file)};
+  };
+  return {sized("long", 128, 4, 4, "gpt.state", "record.txt"),
+          sized("width 32", 32, 2, 2, "gpt_width_32.state", "record_width_32.txt"),
+          sized("width 64", 64, 3, 4, "gpt_width_64.state", "record_width_64.txt")};
 }
 
 }  // namespace litgrad::book

@@ -71,10 +71,30 @@ PayoffText payoff_text(const BibleSplit& split, const BPETokenizer& tokenizer);
 /// `<|endoftext|>` (a document's end, as a newline ends a line).
 double characters_of(const std::vector<std::int64_t>& ids, const BPETokenizer& tokenizer);
 
-/// \brief The model's mean cost of the held-out text, in bits per character (characters_of()):
-/// the text cut into windows of block_size inputs, each followed by its targets, 16 windows at
-/// a time, the tokens past the last whole window left out.
-double held_out_bits_per_character(const GPT& model, const PayoffText& text, const BPETokenizer& tokenizer);
+/// \brief The model's costs of the held-out text, window by window.
+struct HeldOutWindows {
+  std::vector<double> nats;        ///< [windows]: each window's cost, its T predictions' nats summed
+  std::vector<double> characters;  ///< [windows]: the characters its targets stand for (characters_of())
+  double nats_as_summed = 0;       ///< every cost summed as the run sums them: each batch of 16 windows in one sum
+};
+
+/// \brief The model's costs of the held-out text: the text cut into windows of block_size
+/// inputs, each followed by its targets, 16 windows at a time, the tokens past the last whole
+/// window left out.
+HeldOutWindows held_out_windows(const GPT& model, const PayoffText& text, const BPETokenizer& tokenizer);
+
+/// \brief The model's mean cost of the held-out text and how surely it is known.
+struct HeldOutCost {
+  double bits_per_character = 0;  ///< HeldOutWindows::nats_as_summed over the characters, in bits
+  double standard_error = 0;      ///< of that ratio of sums, over the windows, in bits per character
+};
+
+/// \brief The model's mean cost of the held-out text (held_out_windows()), in bits per
+/// character, and its standard error as a ratio of sums over windows:
+/// (W/(W-1) Σ_i (n_i - R c_i)²)^½ / Σ_i c_i for window i's nats n_i and characters c_i and the
+/// ratio R, in bits.
+HeldOutCost held_out_cost(const GPT& model, const PayoffText& text, const BPETokenizer& tokenizer);
+
 
 /// \brief FNV-1a (base/checksum.hpp) of the bytes of every parameter of \p module, in the
 /// order of named_parameters(), as 16 hexadecimal digits.
@@ -83,7 +103,9 @@ std::string parameter_checksum(const nn::Module& module);
 /// \brief What the run records: the losses every `every` steps and after the last, and
 /// checksums of the parameters after the prefix and after the last step it took.
 struct PayoffRecord {
-  Record curves;  ///< "step", "training" (mean since the last record) and "held out", bits per character
+  /// "step", "training" (mean since the last record), "held out" and its "held-out error" (the
+  /// standard error of held_out_cost()), bits per character
+  Record curves;
   std::vector<std::pair<int, std::string>> checksums;  ///< (step, parameter_checksum()) after that step
 };
 
@@ -95,12 +117,28 @@ PayoffRecord train_payoff(GPT& model, const PayoffText& text, const BPETokenizer
                           int last_step, const std::function<void(const PayoffRecord&)>& progress = nullptr);
 
 /// \brief Writes \p record to \p path, one line a checksum and one a record:
-/// `checksum STEP HEX` and `step S training X held_out Y`, the numbers as `%.17g`.
+/// `checksum STEP HEX` and `step S training X held_out Y error E`, the numbers as `%.17g`.
 /// \throws ValueError when it cannot write.
 void save_payoff_record(const PayoffRecord& record, const std::string& path);
 
 /// \brief Reads what save_payoff_record() wrote.
 /// \throws ValueError naming the file and line when it cannot be read or a line is malformed.
 PayoffRecord load_payoff_record(const std::string& path);
+
+/// \brief One of the kept runs, and the files it writes: its parameters (a binary state_dict)
+/// and its record. All share the long run's tokenizer (`tokenizer.bpe`) and text.
+struct PayoffRun {
+  std::string name;          ///< how `litgrad_payoff` is told to train it alone
+  PayoffConfig config;       ///< the long run's settings, the model's sizes aside
+  std::string state_file;    ///< the parameters' file in chapters/payoff/
+  std::string record_file;   ///< the record's file in chapters/payoff/
+};
+
+/// \brief The kept runs: the long run ("long": gpt.state, record.txt) and, for chapter 12's
+/// study of scale, the same run with two smaller models, every other setting the same: "width
+/// 32" (2 blocks of 2 heads, 62,368 parameters) and "width 64" (3 blocks of 4 heads, 223,872),
+/// against the long run's 940,928. Each is a GPT started from `Generator(1)` and reads the
+/// same windows.
+std::vector<PayoffRun> payoff_runs();
 
 }  // namespace litgrad::book
