@@ -2731,7 +2731,8 @@ TEST_CASE(
 // on this page, and the error is found as section 4's. To first order,
 // :math:`\ln \ell` errs by :math:`\sum_i z_i` with
 // :math:`z_i = (n_i - \ell c_i) / (\ell \sum_j c_j)` for window :math:`i`'s nats
-// :math:`n_i` and characters :math:`c_i` and the true :math:`\ell`; the difference of
+// :math:`n_i` and characters :math:`c_i` and the true :math:`\ell` (in nats a
+// character, to match :math:`n_i`); the difference of
 // the two slopes is a weighted sum of the three runs' :math:`\ln \ell`, so it errs by
 // the sum over windows of the same weighted sum of their :math:`z_i`. At the measured
 // :math:`\ell` those terms sum to 0, and their spread over the :math:`W` windows,

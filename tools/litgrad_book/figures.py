@@ -17,6 +17,7 @@ import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 plt.rcParams.update({"font.size": 11, "axes.titlesize": 12, "figure.dpi": 100, "svg.hashsalt": "litgrad",
@@ -107,6 +108,11 @@ def _lines(ax, d):
             ax.plot(s["x"], s["y"], style, markersize=6, label=s["label"], zorder=2.5)
     if d.get("log_y"):
         ax.set_yscale("log")
+        low, high = ax.get_ylim()
+        if high < 10 * low:  # within a decade matplotlib labels 1.2 as 1.2 × 10⁰: plain numbers read better
+            plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
+            ax.yaxis.set_major_formatter(plain)
+            ax.yaxis.set_minor_formatter(plain)
     if d.get("log_x"):
         ax.set_xscale("log", base=d.get("log_x_base", 2))
     ax.set_xlabel(d["xlabel"])

@@ -95,7 +95,6 @@ struct HeldOutCost {
 /// ratio R, in bits.
 HeldOutCost held_out_cost(const GPT& model, const PayoffText& text, const BPETokenizer& tokenizer);
 
-
 /// \brief FNV-1a (base/checksum.hpp) of the bytes of every parameter of \p module, in the
 /// order of named_parameters(), as 16 hexadecimal digits.
 std::string parameter_checksum(const nn::Module& module);
@@ -128,10 +127,10 @@ PayoffRecord load_payoff_record(const std::string& path);
 /// \brief One of the kept runs, and the files it writes: its parameters (a binary state_dict)
 /// and its record. All share the long run's tokenizer (`tokenizer.bpe`) and text.
 struct PayoffRun {
-  std::string name;          ///< how `litgrad_payoff` is told to train it alone
-  PayoffConfig config;       ///< the long run's settings, the model's sizes aside
-  std::string state_file;    ///< the parameters' file in chapters/payoff/
-  std::string record_file;   ///< the record's file in chapters/payoff/
+  std::string name;         ///< how `litgrad_payoff` is told to train it alone
+  PayoffConfig config;      ///< the long run's settings, the model's sizes aside
+  std::string state_file;   ///< the parameters' file in chapters/payoff/
+  std::string record_file;  ///< the record's file in chapters/payoff/
 };
 
 /// \brief The kept runs: the long run ("long": gpt.state, record.txt) and, for chapter 12's

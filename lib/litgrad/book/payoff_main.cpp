@@ -19,10 +19,12 @@
 int main(int argc, char** argv) {
   namespace book = litgrad::book;
   const std::vector<book::PayoffRun> runs = book::payoff_runs();
-  std::vector<std::string> asked(argv + std::min(argc, 2), argv + argc);
-  for (const std::string& name : asked)
-    if (std::none_of(runs.begin(), runs.end(), [&](const book::PayoffRun& r) { return r.name == name; })) argc = 0;
-  if (argc < 2 || std::string(argv[1]).rfind("-", 0) == 0) {
+  const std::vector<std::string> asked(argv + std::min(argc, 2), argv + argc);
+  const auto unknown = std::find_if(asked.begin(), asked.end(), [&](const std::string& name) {
+    return std::none_of(runs.begin(), runs.end(), [&](const book::PayoffRun& r) { return r.name == name; });
+  });
+  if (argc < 2 || std::string(argv[1]).rfind("-", 0) == 0 || unknown != asked.end()) {
+    if (unknown != asked.end()) std::cerr << argv[0] << ": no run is named '" << *unknown << "'\n";
     std::cerr << "usage: " << argv[0] << " DIR [RUN...]\n"
               << "Trains the book's kept runs (all, or the RUNs named: 'long', 'width 32', 'width 64') and writes\n"
               << "tokenizer.bpe and each run's parameters and record into DIR.\n";
