@@ -30,7 +30,7 @@
 // the King James Bible, against the token bigram and a smoothed trigram; and three
 // sizes of it against their training compute.
 // %% assumes: 6, 7, 9, 10, 11
-// %% budget: 240 s, because it trains the book's largest model, the GPT, on three
+// %% budget: 250 s, because it trains the book's largest model, the GPT, on three
 // seeds (up to 60 s each), then measures and writes with each (about 30 s) and with
 // the kept long model (about 40 s, most of it scoring held-out tokens in windows of
 // seven lengths) and its two smaller kept runs (a few seconds), with room for a

@@ -67,7 +67,7 @@ class ChapterReader(unittest.TestCase):
         s = read("// %% budget: 30 s, it trains the book's largest model\nint x;\n")
         self.assertEqual(reader.budget_seconds(s), (30.0, "it trains the book's largest model"))
         self.assertIn("needs its reason", self.error("// %% budget: 20 s\nint x;\n").message)
-        self.assertIn("no chapter may take more than 240 s", self.error("// %% budget: 270 s, long\n").message)
+        self.assertIn("no chapter may take more than 250 s", self.error("// %% budget: 270 s, long\n").message)
 
     def test_assumed_chapters_must_exist(self):
         s = read("// %% assumes: 7, what a gradient is\nint x;\n")
