@@ -134,6 +134,8 @@ TEST_CASE("the fast matrix products give the plain products' bits, for every pat
     narrow += plan.path == kernels::ProductPlan::Path::Small && n >= 4 && m % 4 != 0 && (ta ? k > 0 : k >= 4);
     ++compared;
   }
+  // Chapter 1 says its 70 x 40 by 40 x 50 product is large enough for Eigen's blocked kernels.
+  CHECK(kernels::plan(70, 40, 50).path == kernels::ProductPlan::Path::Gemm);
   CHECK(compared == 900);
   CHECK(gemm >= 50);     // GEMM was exercised
   CHECK(blocked >= 30);  // and sums of several blocks
