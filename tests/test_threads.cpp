@@ -213,11 +213,13 @@ TEST_CASE("a Transformer block's loss and every gradient have the same bits on 1
 }
 
 TEST_CASE(
-    "broadcasting arithmetic, where, expand and permute, their gradients, and an AdamW step give the same bits on 1 to "
-    "8 threads") {
+    "broadcasting arithmetic, where, expand, permute and sums, their gradients, and an AdamW step give the same bits "
+    "on 1 to 8 threads") {
   // Shapes of rank 1 to 4 with operands broadcast along any dimensions (leading ones dropped or
-  // of size 1), so that the rows cut for threads meet every case: an operand walking them, one
-  // broadcast along them (its gradient a sum across them: never cut), and leading 1s.
+  // of size 1), so that the parts cut for threads meet every case: an operand walking out's
+  // rows, one broadcast along them (its gradient a sum across them, cut by columns when it is
+  // one row), and leading 1s; sums over the first dimension and the last (cut by results, or by
+  // columns when there is one result row).
   Generator shapes(21);
   for (int trial = 0; trial < 150; ++trial) {
     const std::size_t rank = static_cast<std::size_t>(shapes.randint(1, 5));
@@ -249,12 +251,14 @@ TEST_CASE(
       Tensor a = randn(as, gen).requires_grad_(), b = randn(bs, gen).requires_grad_();
       const Tensor c = randn(out, gen) > 0.0;
       const Tensor y = where(c, a * b - a / (b * b + 1.0), a.expand(out) + b);
-      const Tensor loss = sum(permute(y, order) * permute(randn(out, gen), order));
+      const Tensor first = sum(y, {0}), last = sum(y, {-1});
+      const Tensor loss = sum(permute(y, order) * permute(randn(out, gen), order)) + sum(first * first) +
+                          sum(last * randn(last.shape(), gen));
       loss.backward();
       optim::AdamW opt({a, b}, {});
       opt.step();
-      const std::vector<Numbers> now = {y.to_vector(), a.grad().to_vector(), b.grad().to_vector(), a.to_vector(),
-                                        b.to_vector()};
+      const std::vector<Numbers> now = {y.to_vector(),        first.to_vector(), last.to_vector(), a.grad().to_vector(),
+                                        b.grad().to_vector(), a.to_vector(),     b.to_vector()};
       CAPTURE(threads);
       if (threads == 1)
         one = now;

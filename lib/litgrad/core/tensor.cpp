@@ -38,8 +38,10 @@ Tensor tensor_over(std::shared_ptr<Storage> storage, const Shape& shape, DType d
 Tensor make_tensor(const Shape& shape, DType dtype, bool zero) {
   for (auto s : shape)
     if (s < 0) throw ValueError("tensor: negative size in shape ", shape);
-  const auto n = static_cast<std::size_t>(litgrad::numel(shape));
-  return tensor_over(zero ? kernels::make_shared<Storage>(n, 0.0) : kernels::make_shared<Storage>(n), shape, dtype);
+  const std::int64_t n = litgrad::numel(shape);
+  auto storage = kernels::make_shared<Storage>(static_cast<std::size_t>(n));  // uninitialised
+  if (zero) kernels::fill(storage->data(), n, 0.0);                           // on every thread, when large
+  return tensor_over(std::move(storage), shape, dtype);
 }
 }  // namespace
 

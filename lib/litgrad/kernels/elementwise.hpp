@@ -8,6 +8,7 @@
 // whose sums into one element stay in one part (for_each_broadcast_in_rows).
 // Only the library's own .cpp files include this.
 
+#include <algorithm>
 #include <cstdint>
 
 #include "litgrad/kernels/broadcast.hpp"
@@ -51,16 +52,36 @@ void zip(const Shape& out, const double* a, const Shape& as, const double* b, co
 }
 
 /// A binary operation's backward for one operand: grad (shaped like operand `which`, 0 for a,
-/// 1 for b; zeros on entry) += df(a, b, g) for every element of `out`, added into the element of
-/// the operand that produced it, in out's row-major order. That sum is the un-broadcasting: an
-/// operand stretched along a dimension gets the sum of the gradients along it.
+/// 1 for b; written whole, whatever it held) = for each of its elements, the sum of df(a, b, g)
+/// over the elements of `out` it produced, a running total from +0 in out's row-major order.
+/// That sum is the un-broadcasting: an operand stretched along a dimension gets the sum of the
+/// gradients along it. Threads take rows of out when the operand has rows of its own, and
+/// columns when it is one row stretched over all of out's (a layer norm's weight, a bias), each
+/// part walking its elements' terms in the same order, so no bit changes.
 template <int Which, class DF>
 void zip_backward(const Shape& out, const double* a, const Shape& as, const double* b, const Shape& bs, const double* g,
                   double* grad, DF df) {
-  if (as == out && bs == out)  // nothing broadcast: each element of grad gets one term
+  if (as == out && bs == out)  // nothing broadcast: each element of grad is a sum of one term, +0 + it
     return in_ranges(numel(out), kElementWork, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t i = begin; i < end; ++i) grad[i] += df(a[i], b[i], g[i]);
+      for (std::int64_t i = begin; i < end; ++i) grad[i] = 0.0 + df(a[i], b[i], g[i]);
     });
+  const Shape& written = Which == 0 ? as : bs;
+  const Shape& other = Which == 0 ? bs : as;
+  const std::int64_t columns = out.empty() ? 1 : out.back(), rows = numel(out) / std::max<std::int64_t>(columns, 1);
+  // Whether an operand of shape s is one row of out seen as [rows, columns]: [columns], or 1s then it.
+  auto one_row = [&](const Shape& s) { return numel(s) == columns && !s.empty() && s.back() == columns; };
+  if (rows > 1 && columns > 1 && one_row(written) && (one_row(other) || other == out)) {
+    const bool other_whole = other == out;
+    return in_ranges(columns, rows * kElementWork, [&](std::int64_t first, std::int64_t last) {
+      std::fill(grad + first, grad + last, 0.0);
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t c = first; c < last; ++c) {
+          const std::int64_t i = r * columns + c, o = other_whole ? i : c;
+          grad[c] += Which == 0 ? df(a[c], b[o], g[i]) : df(a[o], b[c], g[i]);
+        }
+    });
+  }
+  std::fill_n(grad, numel(written), 0.0);
   for_each_broadcast_in_rows<2>(out, {&as, &bs}, Which,
                                 [&](std::int64_t i, const auto& o) { grad[o[Which]] += df(a[o[0]], b[o[1]], g[i]); });
 }

@@ -68,8 +68,8 @@ Tensor binary(const Tensor& a, const Tensor& b, F f, DFA dfa, DFB dfb, Saved sav
       O, y, {a, b},
       [a, b, dfa, dfb](const Tensor& g) -> std::vector<Tensor> {
         // Only for the operands that need one (an attention mask, say, needs none).
-        Tensor ga = a.requires_grad() ? empty_tensor(a.shape()) : Tensor();
-        Tensor gb = b.requires_grad() ? empty_tensor(b.shape()) : Tensor();
+        Tensor ga = a.requires_grad() ? uninitialized_tensor(a.shape()) : Tensor();
+        Tensor gb = b.requires_grad() ? uninitialized_tensor(b.shape()) : Tensor();
         if (ga.defined())
           kernels::zip_backward<0>(g.shape(), a.data(), a.shape(), b.data(), b.shape(), g.data(), ga.data(), dfa);
         if (gb.defined())
@@ -316,7 +316,7 @@ Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {
   return detail::record(
       op::where, y, {a, b},
       [c, a, b](const Tensor& g) -> std::vector<Tensor> {
-        Tensor ga = a.requires_grad() ? empty_tensor(a.shape()) : Tensor();
+        Tensor ga = a.requires_grad() ? empty_tensor(a.shape()) : Tensor();  // zeros: select_backward adds
         Tensor gb = b.requires_grad() ? empty_tensor(b.shape()) : Tensor();
         kernels::select_backward(g.shape(), c.data(), c.shape(), a.shape(), b.shape(), g.data(),
                                  ga.defined() ? ga.data() : nullptr, gb.defined() ? gb.data() : nullptr);

@@ -164,7 +164,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
       op::binary_cross_entropy_with_logits, losses, {input, target},
       [input, target](const Tensor& g) -> std::vector<Tensor> {
         const Shape& shape = input.shape();
-        Tensor gx = detail::empty_tensor(shape), gt = detail::empty_tensor(shape);
+        Tensor gx = detail::uninitialized_tensor(shape), gt = detail::uninitialized_tensor(shape);
         // dloss/dx = sigmoid(x) - t, with sigmoid computed without overflow
         kernels::zip_backward<0>(shape, input.data(), shape, target.data(), shape, g.data(), gx.data(),
                                  [](double x, double t, double g) {
