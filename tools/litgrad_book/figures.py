@@ -318,7 +318,9 @@ def _fit_texts(fig, narrow):
                 if not text.strip() or " " not in text:
                     continue
                 box = t.get_window_extent(renderer)
-                room = fig.bbox.height if t is ax.yaxis.label else fig.bbox.width
+                # a y label is centred on its axes, which are shorter than the figure: beyond
+                # their height it may run past the figure's top
+                room = ax.bbox.height if t is ax.yaxis.label else fig.bbox.width
                 length = box.height if t is ax.yaxis.label else box.width
                 if length > 0.95 * room:
                     longest = max(len(line) for line in text.split("\n"))
@@ -327,6 +329,35 @@ def _fit_texts(fig, narrow):
         if not wrapped:
             return
         fig.tight_layout()
+
+
+def _legends_off_the_points(fig):
+    """Moves a legend that covers a point of the plot (the box matplotlib found best still may,
+    in a phone's narrow panel) to below the axes, under the x axis's label, in two columns. Returns
+    whether it moved one."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    moved = False
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None:
+            continue
+        box = legend.get_window_extent(renderer)
+        points = [ax.transData.transform(line.get_xydata()) for line in ax.get_lines() if len(line.get_xydata())]
+        if not any(((p[:, 0] >= box.x0) & (p[:, 0] <= box.x1) & (p[:, 1] >= box.y0) & (p[:, 1] <= box.y1)).any()
+                   for p in points):
+            continue
+        # From the axes' bottom edge to below its x label, in points: tick labels and the label
+        # sit at distances in points, which a new layout keeps.
+        below = ax.bbox.y0 - ax.xaxis.label.get_window_extent(renderer).y0
+        size = legend.get_texts()[0].get_fontsize() if legend.get_texts() else 9
+        title = legend.get_title().get_text()
+        handles, labels = ax.get_legend_handles_labels()
+        ax.legend(handles, labels, title=title or None, fontsize=9, title_fontsize=9, loc="upper center",
+                  bbox_to_anchor=(0.5, 0), bbox_transform=ax.transAxes, ncol=2,
+                  borderaxespad=(below * 72 / fig.dpi + 4) / size)
+        moved = True
+    return moved
 
 
 class FigureError(Exception):
@@ -472,6 +503,13 @@ def draw(d, png_path, narrow=False):
         else:
             raise ValueError(f"unknown figure kind {kind!r}")
     _fit_texts(fig, narrow)
+    # On a phone the panels are stacked, and each may grow down. Matplotlib places a legend
+    # anew at each drawing, so one that cleared the points may land on them once another
+    # panel's has moved: look again after each new layout.
+    for _ in range(len(fig.axes) if narrow else 0):
+        if not _legends_off_the_points(fig):
+            break
+        _fit_texts(fig, narrow)
     found = problems(fig)
     if found:
         plt.close(fig)
