@@ -80,8 +80,10 @@ HeldOutWindows held_out_windows(const GPT& model, const PayoffText& text, const 
     const std::vector<std::int64_t> x(begin, end), y(begin + 1, end + 1);
     const Tensor scores = model(ids_tensor(x, {to - from, T})).reshape({-1, V});  // [n T, V]
     const Tensor targets = ids_tensor(y, {(to - from) * T});
-    w.nats_as_summed += cross_entropy(scores, targets, Reduction::Sum).item();
-    const Tensor per_window = sum(cross_entropy(scores, targets, Reduction::None).reshape({to - from, T}), {1});
+    // Each prediction's cost once: their sum is the sum Reduction::Sum takes, term for term.
+    const Tensor costs = cross_entropy(scores, targets, Reduction::None);  // [n T]
+    w.nats_as_summed += sum(costs).item();
+    const Tensor per_window = sum(costs.reshape({to - from, T}), {1});
     for (std::int64_t k = 0; k < to - from; ++k) {
       w.nats.push_back(per_window.at({k}));
       w.characters.push_back(characters_of({y.begin() + k * T, y.begin() + (k + 1) * T}, tokenizer));
