@@ -92,6 +92,7 @@ def _heatmap(ax, d, fig, numbers, cell_inches, narrow):
 # every labelled line to showing.
 DASHES = ["-", (0, (6, 2.5)), (0, (6, 2, 1.5, 2)), (0, (11, 3))]
 MARKERS = ["o", "s", "^", "D"]  # and a shape of its own at each point, where the points are few
+LEGEND_PT = 9  # every legend's text, in points
 
 
 def _lines(ax, d):
@@ -121,7 +122,7 @@ def _lines(ax, d):
     if "title" in d:
         ax.set_title(d["title"])
     if len(d["series"]) > 1 or d.get("note"):
-        ax.legend(title=d.get("note"), fontsize=9, title_fontsize=9)
+        ax.legend(title=d.get("note"), fontsize=LEGEND_PT, title_fontsize=LEGEND_PT)
 
 
 def _bars(ax, d):
@@ -136,7 +137,7 @@ def _bars(ax, d):
     if "title" in d:
         ax.set_title(d["title"])
     if n > 1:
-        ax.legend(fontsize=9)
+        ax.legend(fontsize=LEGEND_PT)
 
 
 # A diagram's boxes by role (lib/litgrad/book/figures.hpp): fill, outline, shape, line style.
@@ -253,7 +254,7 @@ def _plane(ax, d, fig):
     if "title" in d:
         ax.set_title(d["title"])
     if len(d.get("paths", [])) + len(d.get("points", [])) > 1:
-        ax.legend(fontsize=9, loc="best")
+        ax.legend(fontsize=LEGEND_PT, loc="best")
 
 
 def _panel_ratio(p):
@@ -350,12 +351,11 @@ def _legends_off_the_points(fig):
         # From the axes' bottom edge to below its x label, in points: tick labels and the label
         # sit at distances in points, which a new layout keeps.
         below = ax.bbox.y0 - ax.xaxis.label.get_window_extent(renderer).y0
-        size = legend.get_texts()[0].get_fontsize() if legend.get_texts() else 9
         title = legend.get_title().get_text()
         handles, labels = ax.get_legend_handles_labels()
-        ax.legend(handles, labels, title=title or None, fontsize=9, title_fontsize=9, loc="upper center",
+        ax.legend(handles, labels, title=title or None, fontsize=LEGEND_PT, title_fontsize=LEGEND_PT, loc="upper center",
                   bbox_to_anchor=(0.5, 0), bbox_transform=ax.transAxes, ncol=2,
-                  borderaxespad=(below * 72 / fig.dpi + 4) / size)
+                  borderaxespad=(below * 72 / fig.dpi + 4) / LEGEND_PT)  # in the legend's font sizes
         moved = True
     return moved
 
